@@ -1,0 +1,23 @@
+// The one way a subcommand reports failure to main: a message that says what is wrong and how to
+// fix it. main prints it as "error: <message>" and exits with status 1.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace fa4::app {
+
+struct UserError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Unwraps a Result or throws its error as a UserError.
+template <class T>
+T take(Result<T> result) {
+  if (!result) throw UserError(result.error().message);
+  return std::move(result).value();
+}
+
+}  // namespace fa4::app

@@ -1,0 +1,99 @@
+#include "core/shape.hpp"
+
+#include <fmt/format.h>
+
+namespace fa4 {
+
+std::string_view to_string(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::bf16: return "bf16";
+    case Dtype::fp16: return "fp16";
+    case Dtype::fp8: return "fp8";
+  }
+  return "?";
+}
+
+std::string_view to_string(Pass pass) { return pass == Pass::fwd ? "fwd" : "bwd"; }
+
+Result<Dtype> parse_dtype(std::string_view text) {
+  if (text == "bf16") return Dtype::bf16;
+  if (text == "fp16") return Dtype::fp16;
+  if (text == "fp8") return Dtype::fp8;
+  return Error{fmt::format("unknown dtype '{}': use bf16, fp16 or fp8", text)};
+}
+
+Result<Pass> parse_pass(std::string_view text) {
+  if (text == "fwd") return Pass::fwd;
+  if (text == "bwd") return Pass::bwd;
+  return Error{fmt::format("unknown pass '{}': use fwd or bwd", text)};
+}
+
+int element_bytes(Dtype dtype) { return dtype == Dtype::fp8 ? 1 : 2; }
+
+Status validate(const AttnShape& s) {
+  constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;  // 2 TB of bf16: no GPU holds it
+  const std::pair<const char*, std::int64_t> sizes[] = {
+      {"batch", s.batch},         {"heads", s.heads_q},      {"heads-kv", s.heads_kv},
+      {"seqlen-q", s.seqlen_q},   {"seqlen-k", s.seqlen_k},  {"headdim", s.headdim},
+      {"headdim-v", s.headdim_v}};
+  for (const auto& [name, value] : sizes) {
+    if (value <= 0)
+      return Error{fmt::format("impossible shape: {} = {}; every size must be a positive integer",
+                               name, value)};
+  }
+  if (s.heads_q % s.heads_kv != 0)
+    return Error{fmt::format(
+        "impossible shape: heads = {} is not divisible by heads-kv = {}; GQA/MQA needs each KV "
+        "head shared by a whole number of query heads",
+        s.heads_q, s.heads_kv)};
+  if (s.headdim > 1024 || s.headdim_v > 1024)
+    return Error{fmt::format("impossible shape: headdim {} / headdim-v {} exceeds 1024",
+                             s.headdim, s.headdim_v)};
+  const double q_elems = double(s.batch) * double(s.heads_q) * double(s.seqlen_q) *
+                         double(std::max(s.headdim, s.headdim_v));
+  const double k_elems = double(s.batch) * double(s.heads_kv) * double(s.seqlen_k) *
+                         double(std::max(s.headdim, s.headdim_v));
+  if (q_elems > double(kMaxElements) || k_elems > double(kMaxElements))
+    return Error{fmt::format(
+        "absurd shape: {} has a tensor of more than 2^40 elements; reduce batch, heads or seqlen",
+        describe(s))};
+  return Ok{};
+}
+
+std::string describe(const AttnShape& s) {
+  std::string heads = s.heads_q == s.heads_kv ? fmt::format("h{}", s.heads_q)
+                                              : fmt::format("h{}/{}", s.heads_q, s.heads_kv);
+  std::string seq = s.seqlen_q == s.seqlen_k ? fmt::format("s{}", s.seqlen_q)
+                                             : fmt::format("s{}x{}", s.seqlen_q, s.seqlen_k);
+  std::string dim = s.headdim == s.headdim_v ? fmt::format("d{}", s.headdim)
+                                             : fmt::format("d{}/{}", s.headdim, s.headdim_v);
+  return fmt::format("b{} {} {} {} {}{}", s.batch, heads, seq, dim, to_string(s.dtype),
+                     s.causal ? " causal" : "");
+}
+
+double unmasked_pairs(const AttnShape& s) {
+  const double sq = double(s.seqlen_q), sk = double(s.seqlen_k);
+  if (!s.causal) return sq * sk;
+  if (sk >= sq) return sq * (sk - sq) + sq * sq / 2.0;
+  return sk * sk / 2.0;
+}
+
+double attention_flops(const AttnShape& s, Pass pass) {
+  const double fwd =
+      2.0 * double(s.batch) * double(s.heads_q) * unmasked_pairs(s) * double(s.headdim + s.headdim_v);
+  return pass == Pass::fwd ? fwd : 2.5 * fwd;
+}
+
+double attention_min_hbm_bytes(const AttnShape& s, Pass pass) {
+  const double e = element_bytes(s.dtype);
+  const double q = double(s.batch * s.heads_q * s.seqlen_q * s.headdim) * e;
+  const double k = double(s.batch * s.heads_kv * s.seqlen_k * s.headdim) * e;
+  const double v = double(s.batch * s.heads_kv * s.seqlen_k * s.headdim_v) * e;
+  const double o = double(s.batch * s.heads_q * s.seqlen_q * s.headdim_v) * e;
+  const double lse = double(s.batch * s.heads_q * s.seqlen_q) * 4.0;
+  if (pass == Pass::fwd) return q + k + v + o + lse;
+  // backward: read Q K V O dO LSE, write dQ dK dV
+  return (q + k + v + o + o + lse) + (q + k + v);
+}
+
+}  // namespace fa4

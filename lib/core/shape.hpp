@@ -1,0 +1,56 @@
+// The attention problem that travels through the whole tool: model, harness, store and report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace fa4 {
+
+enum class Dtype { bf16, fp16, fp8 };
+enum class Pass { fwd, bwd };
+
+std::string_view to_string(Dtype dtype);
+std::string_view to_string(Pass pass);
+Result<Dtype> parse_dtype(std::string_view text);
+Result<Pass> parse_pass(std::string_view text);
+int element_bytes(Dtype dtype);
+
+struct AttnShape {
+  std::int64_t batch = 1;
+  std::int64_t heads_q = 16;
+  std::int64_t heads_kv = 16;  // heads_q % heads_kv == 0 (GQA/MQA when smaller)
+  std::int64_t seqlen_q = 4096;
+  std::int64_t seqlen_k = 4096;
+  std::int64_t headdim = 128;    // d of Q and K
+  std::int64_t headdim_v = 128;  // d of V and O
+  bool causal = false;           // bottom-right aligned when seqlen_q != seqlen_k
+  Dtype dtype = Dtype::bf16;
+
+  friend bool operator==(const AttnShape&, const AttnShape&) = default;
+};
+
+// Refuses impossible shapes with the reason: zero/negative sizes, heads_q not divisible by
+// heads_kv, absurd sizes (a single tensor over 2^40 elements).
+Status validate(const AttnShape& shape);
+
+// "b4 h16/16 s8448x8448 d128 bf16 causal" style one-line description.
+std::string describe(const AttnShape& shape);
+
+// Work counting convention, used by the model, the harness and the report alike:
+//   unmasked pairs P = seqlen_q * seqlen_k, or for causal (bottom-right aligned) the continuous
+//   area of the unmasked triangle: seqlen_q == seqlen_k = s gives s^2 / 2 (the papers' "halved"),
+//   seqlen_k > seqlen_q gives sq*(sk - sq) + sq^2/2, seqlen_q > seqlen_k gives sk^2/2.
+//   forward FLOPs  = 2 * batch * heads_q * P * (headdim + headdim_v)   (= 4*b*h*P*d when d == dv)
+//   backward FLOPs = 2.5 * forward FLOPs (five GEMMs against two).
+double unmasked_pairs(const AttnShape& shape);
+double attention_flops(const AttnShape& shape, Pass pass);
+
+// The fewest bytes a fused kernel must move through HBM: forward reads Q, K, V once and writes O
+// and the fp32 log-sum-exp; backward reads Q, K, V, O, dO, LSE and writes dQ, dK, dV.
+double attention_min_hbm_bytes(const AttnShape& shape, Pass pass);
+
+}  // namespace fa4

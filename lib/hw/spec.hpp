@@ -1,0 +1,48 @@
+// A GPU as the model sees it: per-SM unit rates and per-GPU figures, loaded from models/*.json.
+// Every figure carries its source (a citation string kept beside it in the JSON).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/shape.hpp"
+
+namespace fa4::hw {
+
+// Per streaming multiprocessor, per clock.
+struct PerSm {
+  double mma_flop_per_clk_bf16 = 0;  // dense tensor-core FLOP/clk (one FMA = 2 FLOPs)
+  double mma_flop_per_clk_fp16 = 0;
+  double mma_flop_per_clk_fp8 = 0;
+  double mufu_ex2_per_clk = 0;        // hardware exp2 results per clock
+  double fma_lanes_per_clk = 0;       // FP32 FMA lanes (one FMA instruction-lane per clock)
+  double smem_bytes_per_clk = 0;      // shared-memory read bandwidth
+  double smem_capacity_bytes = 0;     // usable shared memory per SM
+  double tmem_bytes = 0;              // tensor memory (0 before Blackwell)
+  double registers = 0;               // 32-bit registers per SM
+  double max_registers_per_thread = 0;
+};
+
+struct Spec {
+  std::string id;            // file stem, e.g. "b200"; what --gpu takes
+  std::string name;          // display name, e.g. "NVIDIA B200 (SXM)"
+  std::string architecture;  // "ampere", "hopper", "blackwell", "blackwell-ultra"
+  int compute_capability = 0;  // 80, 90, 100, 103
+  int sms = 0;
+  double boost_clock_mhz = 0;  // maximum boost clock
+  double peak_clock_mhz = 0;   // the clock the vendor's (or paper's) peak figures use
+  double hbm_bytes_per_s = 0;
+  double hbm_capacity_bytes = 0;
+  double l2_bytes = 0;
+  PerSm per_sm;
+  std::vector<std::string> device_names;  // cudaDeviceProp::name strings this model matches
+  // JSON pointer of each figure ("/per_sm/mufu_ex2_per_clk") -> its source.
+  std::map<std::string, std::string> sources;
+
+  double mma_flop_per_clk(Dtype dtype) const;
+  // Dense tensor-core peak of the whole GPU at the peak clock, FLOP/s.
+  double peak_flops(Dtype dtype) const;
+};
+
+}  // namespace fa4::hw

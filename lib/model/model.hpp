@@ -1,0 +1,100 @@
+// The analytic roofline model of attention: per-tile cycles on each GPU unit for each algorithm,
+// forward and backward, and whole-kernel time from the tiles. Pure functions, no I/O.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "hw/spec.hpp"
+
+namespace fa4::model {
+
+inline constexpr std::string_view kModelVersion = "1";
+
+enum class Algorithm { naive, fa2, fa3, fa4 };
+std::string_view to_string(Algorithm algorithm);
+Result<Algorithm> parse_algorithm(std::string_view text);
+inline constexpr std::array kAllAlgorithms = {Algorithm::naive, Algorithm::fa2, Algorithm::fa3,
+                                              Algorithm::fa4};
+
+// The units a tile's work lands on.
+enum class Unit { mma, exp_mufu, fma, smem, tmem, hbm };
+std::string_view to_string(Unit unit);
+
+struct Tile {
+  int m = 128;  // query rows per CTA tile
+  int n = 128;  // key columns per iteration
+  friend bool operator==(const Tile&, const Tile&) = default;
+};
+Result<Tile> parse_tile(std::string_view text);  // "128x128"
+
+struct Options {
+  Algorithm algorithm = Algorithm::fa4;
+  Pass pass = Pass::fwd;
+  std::optional<Tile> tile;              // default: the algorithm's own choice for the shape
+  std::optional<double> exp_emulation;   // share of exp2 on the FMA pipe, 0..1 (fa4 only)
+  std::optional<bool> conditional_rescale;  // fa4 only; default on
+  bool two_cta = false;                  // fa4 backward on Blackwell
+};
+
+// Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).
+struct TileCycles {
+  double mma = 0;       // tensor-core MMA
+  double exp_mufu = 0;  // exp2 on the MUFU unit
+  double exp_fma = 0;   // emulated exp2 on the FMA pipe (a part of fma)
+  double fma = 0;       // everything on the FP32 pipe: softmax arithmetic, rescaling, exp_fma
+  double smem = 0;      // shared-memory reads and writes
+  double tmem = 0;      // tensor-memory traffic (Blackwell)
+  double hbm = 0;       // this tile's share of the kernel's HBM traffic at the SM's share of BW
+  Unit bottleneck = Unit::mma;
+  double max() const;
+  double of(Unit unit) const;
+};
+
+// A factor that is not a hardware rate: named, explained, with the data it was fitted to.
+struct Factor {
+  std::string name;
+  double value = 0;
+  std::string meaning;
+  std::string fitted_to;  // "" when derived, not fitted
+};
+
+struct Prediction {
+  AttnShape shape;
+  std::string gpu;  // hw::Spec::id
+  Algorithm algorithm = Algorithm::fa4;
+  Pass pass = Pass::fwd;
+  Tile tile;
+  double exp_emulation = 0;
+  bool conditional_rescale = false;
+  bool two_cta = false;
+  TileCycles tile_cycles;
+  double tile_time_cycles = 0;  // one tile's time after the algorithm's overlap rules
+  double ctas = 0;              // work tiles of M rows (per batch and head)
+  double tiles = 0;             // M x N tile iterations over the whole kernel
+  double waves = 0;             // ctas / concurrent CTA slots
+  double time_s = 0;
+  double flops = 0;             // convention in core/shape.hpp
+  double tflops = 0;
+  double fraction_of_peak = 0;  // of the dense tensor-core peak for the dtype
+  Unit bottleneck = Unit::mma;  // of the whole kernel (hbm when bandwidth-bound)
+  std::vector<Factor> factors;
+  std::string model_version{kModelVersion};
+};
+
+// Checks the shape and options (tile fits in shared memory, algorithm runs on this GPU...).
+Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& shape, const Options& options);
+
+// Per-tile cycles alone (what FA4's Table 1 tabulates).
+Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& shape,
+                               const Options& options, Tile tile);
+
+// The tile the algorithm would choose for this shape on this GPU.
+Tile default_tile(const hw::Spec& gpu, const AttnShape& shape, const Options& options);
+
+}  // namespace fa4::model
