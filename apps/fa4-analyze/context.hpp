@@ -13,13 +13,17 @@ struct Context {
   std::string command_line;  // recorded with each run
 };
 
-// Each subcommand lives in its own file: it adds itself to the app and sets its callback.
+// Each subcommand lives in its own file (cmd_*.cpp): a setup function adds it to the app and sets
+// its callback, and the file registers that function with a static SubcommandRegistration.
 // A callback that fails throws UserError; main prints "error: ..." and exits 1.
-void register_gpus(CLI::App& app, Context& ctx);
-void register_model(CLI::App& app, Context& ctx);
-void register_predict(CLI::App& app, Context& ctx);
-void register_query(CLI::App& app, Context& ctx);
-void register_runs(CLI::App& app, Context& ctx);
-void register_report(CLI::App& app, Context& ctx);
+using SubcommandSetup = void (*)(CLI::App& app, Context& ctx);
+
+struct SubcommandRegistration {
+  // `order` fixes where the subcommand appears in --help.
+  SubcommandRegistration(int order, SubcommandSetup setup);
+};
+
+// Adds every registered subcommand to the app, in order.
+void setup_subcommands(CLI::App& app, Context& ctx);
 
 }  // namespace fa4::app

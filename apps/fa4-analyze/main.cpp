@@ -29,12 +29,7 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default();
   app.add_option("--models", ctx.models_dir, "Folder of hardware model JSON files (env FA4_MODELS)");
   app.add_option("--db", ctx.db_path, "Results database (env FA4_DB)");
-  register_gpus(app, ctx);
-  register_model(app, ctx);
-  register_predict(app, ctx);
-  register_query(app, ctx);
-  register_runs(app, ctx);
-  register_report(app, ctx);
+  setup_subcommands(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,96 @@
+#include "core/shape.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fa4 {
+namespace {
+
+AttnShape square(std::int64_t s, bool causal) {
+  AttnShape shape;
+  shape.batch = 2;
+  shape.heads_q = shape.heads_kv = 16;
+  shape.seqlen_q = shape.seqlen_k = s;
+  shape.headdim = shape.headdim_v = 128;
+  shape.causal = causal;
+  return shape;
+}
+
+TEST(Flops, ForwardIsFourBHSSD) {
+  const AttnShape s = square(8192, false);
+  EXPECT_DOUBLE_EQ(attention_flops(s, Pass::fwd), 4.0 * 2 * 16 * 8192.0 * 8192.0 * 128);
+}
+
+TEST(Flops, CausalSquareIsHalved) {
+  EXPECT_DOUBLE_EQ(attention_flops(square(4096, true), Pass::fwd),
+                   attention_flops(square(4096, false), Pass::fwd) / 2);
+}
+
+TEST(Flops, BackwardIsTwoAndAHalfForward) {
+  const AttnShape s = square(1024, true);
+  EXPECT_DOUBLE_EQ(attention_flops(s, Pass::bwd), 2.5 * attention_flops(s, Pass::fwd));
+}
+
+TEST(Flops, CausalBottomRightAlignedPairs) {
+  AttnShape s = square(1000, true);
+  s.seqlen_k = 3000;  // every query sees 2000 keys plus its triangle
+  EXPECT_DOUBLE_EQ(unmasked_pairs(s), 1000.0 * 2000 + 1000.0 * 1000 / 2);
+  s.seqlen_q = 3000;
+  s.seqlen_k = 1000;  // the first 2000 queries see nothing
+  EXPECT_DOUBLE_EQ(unmasked_pairs(s), 1000.0 * 1000 / 2);
+}
+
+TEST(Flops, HeaddimVCounts) {
+  AttnShape s = square(512, false);
+  s.headdim_v = 64;
+  EXPECT_DOUBLE_EQ(attention_flops(s, Pass::fwd), 2.0 * 2 * 16 * 512.0 * 512 * (128 + 64));
+}
+
+TEST(Bytes, ForwardReadsQkvWritesOAndLse) {
+  AttnShape s = square(1024, false);
+  s.heads_kv = 4;
+  const double q = 2.0 * 16 * 1024 * 128 * 2, kv = 2.0 * 4 * 1024 * 128 * 2;
+  EXPECT_DOUBLE_EQ(attention_min_hbm_bytes(s, Pass::fwd), q + 2 * kv + q + 2.0 * 16 * 1024 * 4);
+}
+
+TEST(Validate, AcceptsAPlainShape) { EXPECT_TRUE(validate(square(128, false)).ok()); }
+
+TEST(Validate, RefusesNonPositiveSizes) {
+  AttnShape s = square(128, false);
+  s.seqlen_k = 0;
+  auto status = validate(s);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("seqlen-k = 0"), std::string::npos);
+  s = square(128, false);
+  s.batch = -3;
+  EXPECT_FALSE(validate(s).ok());
+}
+
+TEST(Validate, RefusesHeadsNotDivisibleByKvHeads) {
+  AttnShape s = square(128, false);
+  s.heads_kv = 5;
+  auto status = validate(s);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("not divisible"), std::string::npos);
+}
+
+TEST(Validate, RefusesAbsurdSizes) {
+  AttnShape s = square(1 << 30, false);
+  s.batch = 1 << 20;
+  EXPECT_FALSE(validate(s).ok());
+}
+
+TEST(Parse, DtypeAndPass) {
+  EXPECT_EQ(*parse_dtype("fp16"), Dtype::fp16);
+  EXPECT_FALSE(parse_dtype("fp32").ok());
+  EXPECT_EQ(*parse_pass("bwd"), Pass::bwd);
+  EXPECT_FALSE(parse_pass("backward").ok());
+}
+
+TEST(Describe, NamesEverySize) {
+  AttnShape s = square(4096, true);
+  s.heads_kv = 2;
+  EXPECT_EQ(describe(s), "b2 h16/2 s4096 d128 bf16 causal");
+}
+
+}  // namespace
+}  // namespace fa4
