@@ -1,0 +1,202 @@
+#include "reference/attention.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+
+namespace fa4::reference {
+namespace {
+
+AttnShape make_shape(std::int64_t heads_q, std::int64_t heads_kv, std::int64_t seqlen_q,
+                     std::int64_t seqlen_k, std::int64_t headdim, std::int64_t headdim_v,
+                     bool causal, Dtype dtype) {
+  return AttnShape{.batch = 1,
+                   .heads_q = heads_q,
+                   .heads_kv = heads_kv,
+                   .seqlen_q = seqlen_q,
+                   .seqlen_k = seqlen_k,
+                   .headdim = headdim,
+                   .headdim_v = headdim_v,
+                   .causal = causal,
+                   .dtype = dtype};
+}
+
+std::uint64_t fresh_seed() { return std::random_device{}(); }
+
+void for_each_row(const AttnShape& s, const std::function<void(RowId)>& visit) {
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t h = 0; h < s.heads_q; ++h)
+      for (std::int64_t i = 0; i < s.seqlen_q; ++i) visit(RowId{b, h, i});
+}
+
+using RowAlgorithm = std::function<RowResult(const AttnInputs&, RowId)>;
+
+// Tolerances follow FlashAttention-3's tests: a candidate may be off the float64 oracle by twice
+// what a plain computation in the input dtype (low_precision_row: S, P and O rounded to bf16 or
+// fp16) is off on the same rows, plus a floor. The floor covers rows where the plain computation
+// happens to be exact (one visible key: P = 1 and O = V) while float32 paths still round; 1e-5 is
+// far above float32 rounding of O values of order 1.
+constexpr double kErrorFactor = 2.0;
+constexpr double kOutputFloor = 1e-5;
+constexpr double kLseFloor = 1e-5;
+
+void expect_close_to_oracle(const AttnInputs& in, const RowAlgorithm& candidate) {
+  ErrorSummary candidate_error, plain_error;
+  for_each_row(in.shape, [&](RowId id) {
+    const RowResult oracle = oracle_row(in, id);
+    candidate_error.add(candidate(in, id), oracle);
+    plain_error.add(low_precision_row(in, id), oracle);
+  });
+  EXPECT_LE(candidate_error.o, kErrorFactor * plain_error.o + kOutputFloor)
+      << describe(in.shape) << ": plain low-precision error " << plain_error.o;
+  EXPECT_LE(candidate_error.lse, kErrorFactor * plain_error.lse + kLseFloor)
+      << describe(in.shape) << ": plain low-precision error " << plain_error.lse;
+}
+
+const RowAlgorithm kFa2 = [](const AttnInputs& in, RowId id) { return fa2_row(in, id); };
+const RowAlgorithm kFa4 = [](const AttnInputs& in, RowId id) { return fa4_row(in, id); };
+const RowAlgorithm kFa4AllSoftware = [](const AttnInputs& in, RowId id) {
+  return fa4_row(in, id, Fa4Options{.emulated_share = 1.0});
+};
+
+struct Case {
+  std::string name;
+  AttnShape shape;
+};
+
+class ReferenceAgreement : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReferenceAgreement, Fa2AndFa4MatchOracleWithinBf16DerivedTolerance) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const AttnInputs in = random_inputs(GetParam().shape, seed);
+  {
+    SCOPED_TRACE("fa2");
+    expect_close_to_oracle(in, kFa2);
+  }
+  {
+    SCOPED_TRACE("fa4, 12.5% software exp2");
+    expect_close_to_oracle(in, kFa4);
+  }
+  {
+    SCOPED_TRACE("fa4, all software exp2");
+    expect_close_to_oracle(in, kFa4AllSoftware);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ReferenceAgreement,
+    ::testing::Values(
+        Case{"d64_bf16", make_shape(2, 2, 300, 300, 64, 64, false, Dtype::bf16)},
+        Case{"d128_causal_fp16", make_shape(2, 2, 260, 260, 128, 128, true, Dtype::fp16)},
+        Case{"gqa_causal_q_shorter", make_shape(4, 2, 100, 333, 128, 128, true, Dtype::bf16)},
+        Case{"mqa_causal_q_longer", make_shape(4, 1, 333, 100, 64, 64, true, Dtype::bf16)},
+        Case{"dv_differs", make_shape(2, 1, 150, 250, 128, 64, false, Dtype::bf16)}),
+    [](const auto& info) { return info.param.name; });
+
+bool all_finite(const RowResult& r) {
+  if (!std::isfinite(r.lse)) return false;
+  for (double x : r.o)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+TEST(ReferenceEdgeCases, ExtremeLogitsStayFinite) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  constexpr float kExtremeScale = 50.0f;  // scores of order 50^2 = 2500 after the softmax scale
+  const AttnInputs in =
+      random_inputs(make_shape(2, 1, 130, 300, 64, 64, true, Dtype::bf16), seed, kExtremeScale);
+  for_each_row(in.shape, [&](RowId id) {
+    ASSERT_TRUE(all_finite(oracle_row(in, id)));
+    ASSERT_TRUE(all_finite(low_precision_row(in, id)));
+    ASSERT_TRUE(all_finite(fa2_row(in, id)));
+    ASSERT_TRUE(all_finite(fa4_row(in, id)));
+    ASSERT_TRUE(all_finite(fa4_row(in, id, Fa4Options{.emulated_share = 1.0})));
+  });
+  expect_close_to_oracle(in, kFa2);
+  expect_close_to_oracle(in, kFa4);
+}
+
+TEST(ReferenceEdgeCases, FullyMaskedRowsGiveZeroOutputAndMinusInfinityLse) {
+  const AttnInputs in =
+      random_inputs(make_shape(2, 2, 50, 20, 64, 64, true, Dtype::bf16), fresh_seed());
+  const std::int64_t masked_rows = in.shape.seqlen_q - in.shape.seqlen_k;
+  for (std::int64_t i = 0; i < in.shape.seqlen_q; ++i) {
+    const RowId id{0, 1, i};
+    for (const RowResult& r :
+         {oracle_row(in, id), low_precision_row(in, id), fa2_row(in, id), fa4_row(in, id)}) {
+      if (i < masked_rows) {
+        EXPECT_EQ(r.lse, -INFINITY) << "row " << i;
+        for (double x : r.o) ASSERT_EQ(x, 0.0) << "row " << i;
+      } else {
+        EXPECT_TRUE(all_finite(r)) << "row " << i;
+      }
+    }
+  }
+}
+
+// Conditional rescaling keeps O and l on one reference maximum, so it changes O by float rounding
+// only: compare FA4 with and without it, P kept in float32 so no bf16 rounding hides the check.
+// Keys in the first half are scaled x8 (exact in bf16): visited last, their blocks raise the
+// maximum by more than the threshold, so some rescales must still happen.
+TEST(ReferenceEdgeCases, ConditionalRescalingChangesOutputByRoundingOnly) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  AttnInputs in = random_inputs(make_shape(2, 2, 64, 1024, 64, 64, false, Dtype::bf16), seed);
+  const std::int64_t keys = in.shape.seqlen_k;
+  for (std::int64_t head = 0; head < in.shape.heads_kv; ++head)
+    for (std::int64_t j = 0; j < keys / 2; ++j)
+      for (std::int64_t c = 0; c < in.shape.headdim; ++c)
+        in.k[std::size_t((head * keys + j) * in.shape.headdim + c)] *= 8.0f;
+
+  // Float rounding bound: each O entry is a float32 sum over `keys` terms p_j v_j / l whose
+  // magnitudes add up to at most max|v|, so each computation is within gamma_n * max|v| of exact
+  // (gamma_n = n u / (1 - n u), u = 2^-24); the exp2 and scaling steps add a few u per term
+  // (kPerTermRoundings). The two computations differ by at most twice that.
+  constexpr double kUnitRoundoff = 0x1p-24;
+  constexpr double kPerTermRoundings = 8.0;
+  double max_abs_v = 0.0;
+  for (float v : in.v) max_abs_v = std::max(max_abs_v, double(std::abs(v)));
+  const double n_u = (double(keys) + kPerTermRoundings) * kUnitRoundoff;
+  const double o_tolerance = 2.0 * n_u / (1.0 - n_u) * max_abs_v;
+
+  RescaleCounts conditional, always;
+  double worst_o = 0.0, worst_lse = 0.0;
+  for_each_row(in.shape, [&](RowId id) {
+    const RowResult with = fa4_row(in, id, Fa4Options{.round_p = false}, &conditional);
+    const RowResult without =
+        fa4_row(in, id, Fa4Options{.conditional_rescale = false, .round_p = false}, &always);
+    worst_o = std::max(worst_o, max_abs_diff(with.o, without.o));
+    worst_lse = std::max(
+        worst_lse, lse_abs_diff(with.lse, without.lse) / std::max(1.0, std::abs(without.lse)));
+  });
+  EXPECT_LE(worst_o, o_tolerance);
+  EXPECT_LE(worst_lse, 2.0 * n_u);
+  const std::int64_t rows = in.shape.heads_q * in.shape.seqlen_q;
+  const std::int64_t later_blocks = rows * (keys / Fa4Options{}.block_n - 1);
+  EXPECT_EQ(conditional.done + conditional.skipped, later_blocks);
+  EXPECT_EQ(always.done, later_blocks);
+  EXPECT_GT(conditional.done, 0);
+  EXPECT_GT(conditional.skipped, conditional.done);
+}
+
+TEST(ReferenceEdgeCases, VisibleKeysAreBottomRightAligned) {
+  AttnShape s = make_shape(1, 1, 3, 5, 64, 64, true, Dtype::bf16);
+  EXPECT_EQ(visible_keys(s, 0), 3);
+  EXPECT_EQ(visible_keys(s, 2), 5);
+  s.seqlen_q = 5;
+  s.seqlen_k = 3;
+  EXPECT_EQ(visible_keys(s, 0), 0);
+  EXPECT_EQ(visible_keys(s, 1), 0);
+  EXPECT_EQ(visible_keys(s, 2), 1);
+  EXPECT_EQ(visible_keys(s, 4), 3);
+  s.causal = false;
+  EXPECT_EQ(visible_keys(s, 0), 3);
+}
+
+}  // namespace
+}  // namespace fa4::reference
