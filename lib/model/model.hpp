@@ -49,7 +49,8 @@ struct TileCycles {
   double exp_fma = 0;   // emulated exp2 on the FMA pipe (a part of fma)
   double fma = 0;       // everything on the FP32 pipe: softmax arithmetic, rescaling, exp_fma
   double smem = 0;      // shared-memory reads and writes
-  double tmem = 0;      // tensor-memory traffic (Blackwell)
+  double tmem = 0;      // tensor-memory cycles: not modeled (no published TMEM bandwidth), 0
+  double tmem_bytes = 0;  // tensor-memory traffic per tile (Blackwell), shown instead
   double hbm = 0;       // this tile's share of the kernel's HBM traffic at the SM's share of BW
   Unit bottleneck = Unit::mma;
   double max() const;
@@ -75,6 +76,8 @@ struct Prediction {
   bool two_cta = false;
   TileCycles tile_cycles;
   double tile_time_cycles = 0;  // one tile's time after the algorithm's overlap rules
+  double tensor_stream_cycles = 0;   // T: MMA at the sustained GEMM rate, tensor-core operand reads
+  double softmax_stream_cycles = 0;  // S: MUFU, FP32 pipe (and FA2's ldmatrix reads)
   double ctas = 0;              // work tiles of M rows (per batch and head)
   double tiles = 0;             // M x N tile iterations over the whole kernel
   double waves = 0;             // ctas / concurrent CTA slots

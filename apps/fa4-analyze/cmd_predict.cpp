@@ -1,0 +1,105 @@
+// fa4-analyze predict: model whole sweeps on GPU models and record every prediction.
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "context.hpp"
+#include "core/sweep.hpp"
+#include "hw/loader.hpp"
+#include "model/algorithm_traits.hpp"
+#include "run_info.hpp"
+#include "store/store.hpp"
+#include "user_error.hpp"
+
+namespace fa4::app {
+namespace {
+
+struct PredictOptions {
+  std::vector<std::string> sweeps;
+  std::vector<std::string> gpus{"all"};
+  std::vector<std::string> kernels{"all"};
+  std::vector<std::string> passes{"fwd", "bwd"};
+};
+
+std::vector<const hw::Spec*> pick_gpus(const std::vector<hw::Spec>& specs,
+                                       const std::vector<std::string>& names) {
+  std::vector<const hw::Spec*> out;
+  if (names.size() == 1 && names[0] == "all") {
+    for (const auto& s : specs) out.push_back(&s);
+    return out;
+  }
+  for (const auto& name : names) out.push_back(take(hw::find_spec(specs, name)));
+  return out;
+}
+
+std::vector<model::Algorithm> pick_kernels(const std::vector<std::string>& names) {
+  if (names.size() == 1 && names[0] == "all")
+    return {model::kAllAlgorithms.begin(), model::kAllAlgorithms.end()};
+  std::vector<model::Algorithm> out;
+  for (const auto& name : names) out.push_back(take(model::parse_algorithm(name)));
+  return out;
+}
+
+void run_predict(const Context& ctx, const PredictOptions& o) {
+  const auto specs = take(hw::load_all_specs(ctx.models_dir));
+  const auto gpus = pick_gpus(specs, o.gpus);
+  const auto kernels = pick_kernels(o.kernels);
+  std::vector<Pass> passes;
+  for (const auto& p : o.passes) passes.push_back(take(parse_pass(p)));
+  std::vector<Sweep> sweeps;
+  for (const auto& file : o.sweeps) sweeps.push_back(take(load_sweep(file)));
+
+  // Model everything first, then record it in one transaction: a failure records nothing.
+  std::vector<model::Prediction> predictions;
+  std::size_t skipped = 0;
+  std::string first_skip;
+  for (const hw::Spec* gpu : gpus)
+    for (model::Algorithm algorithm : kernels) {
+      if (auto reason = model::unsupported_reason(*gpu, algorithm)) {
+        ++skipped;
+        continue;
+      }
+      for (Pass pass : passes)
+        for (const Sweep& sweep : sweeps)
+          for (const AttnShape& shape : sweep.shapes) {
+            model::Options options;
+            options.algorithm = algorithm;
+            options.pass = pass;
+            auto p = model::predict(*gpu, shape, options);
+            if (!p) {
+              if (first_skip.empty()) first_skip = p.error().message;
+              ++skipped;
+              continue;
+            }
+            predictions.push_back(std::move(p).value());
+          }
+    }
+  std::string devices;
+  for (const hw::Spec* gpu : gpus) devices += (devices.empty() ? "" : ",") + gpu->id;
+  auto db = take(store::Store::open(ctx.db_path));
+  const auto run_id = take(db.begin_run(current_run_info(store::RunKind::predict, ctx, devices)));
+  take(db.record_predictions(run_id, predictions));
+  fmt::print("run {}: recorded {} predictions ({} GPU models, {} sweeps) in {}\n", run_id,
+             predictions.size(), gpus.size(), sweeps.size(), ctx.db_path);
+  if (skipped)
+    fmt::print("skipped {} (kernel, GPU) or (shape) combinations the model refuses, e.g.: {}\n",
+               skipped, first_skip.empty() ? "an algorithm that does not run on that GPU" : first_skip);
+}
+
+void setup(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* c = app.add_subcommand("predict", "Model whole sweeps on GPU models and record every "
+                                              "prediction in the results database");
+  c->add_option("--sweep", o->sweeps, "Sweep file(s), e.g. data/sweeps/fa3-paper.json")
+      ->required();
+  c->add_option("--gpu", o->gpus, "Hardware models, or all")->delimiter(',');
+  c->add_option("--kernel", o->kernels, "Algorithms (naive, fa2, fa3, fa4), or all")->delimiter(',');
+  c->add_option("--pass", o->passes, "fwd, bwd or both")->delimiter(',');
+  c->callback([&ctx, o] { run_predict(ctx, *o); });
+}
+
+const SubcommandRegistration registration{30, setup};
+
+}  // namespace
+}  // namespace fa4::app

@@ -1,0 +1,27 @@
+// The shape flags shared by the subcommands that take one attention problem (model, bench):
+// --batch --heads --heads-kv --seqlen | --seqlen-q --seqlen-k --headdim --headdim-v --causal --dtype.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/shape.hpp"
+
+namespace fa4::app {
+
+class ShapeOptions {
+ public:
+  void add_to(CLI::App& command);
+  // The shape the flags describe, validated; throws UserError with the reason.
+  AttnShape shape() const;
+
+ private:
+  std::int64_t batch_ = 2, heads_ = 16, heads_kv_ = 0, seqlen_ = 8192, seqlen_q_ = 0,
+               seqlen_k_ = 0, headdim_ = 128, headdim_v_ = 0;
+  bool causal_ = false;
+  std::string dtype_ = "bf16";
+};
+
+}  // namespace fa4::app

@@ -1,0 +1,31 @@
+// Workload sweeps (data/sweeps/*.json): a named list of attention shapes, written either as a
+// grid (the papers' settings: total tokens and hidden size fixed, head dim and seqlen varied) or
+// as explicit shapes (real models such as Llama-3 with GQA).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+
+namespace fa4 {
+
+struct Sweep {
+  std::string name;
+  std::string description;
+  std::vector<AttnShape> shapes;
+};
+
+// Errors name the file, the JSON pointer and what was expected.
+Result<Sweep> load_sweep(const std::filesystem::path& file);
+Result<Sweep> parse_sweep(const nlohmann::json& doc, const std::string& origin);
+
+// One shape object: {"batch", "heads", "heads_kv", "seqlen" | "seqlen_q"+"seqlen_k", "headdim",
+// "headdim_v", "causal", "dtype"}; heads_kv defaults to heads, headdim_v to headdim.
+Result<AttnShape> parse_shape(const nlohmann::json& object, const std::string& where);
+
+}  // namespace fa4

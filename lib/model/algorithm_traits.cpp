@@ -1,0 +1,113 @@
+#include "model/algorithm_traits.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/factors.hpp"
+
+namespace fa4::model {
+namespace {
+
+constexpr int kKvStages = 2;            // K/V tiles in flight in the circular buffer
+constexpr double kAccumulatorBytes = 4; // fp32 S and O accumulators in tensor memory
+constexpr int kTileShrinkStep = 16;     // N shrinks by one MMA K-step until a tile fits
+
+int max_headdim(const AttnShape& s) { return int(std::max(s.headdim, s.headdim_v)); }
+
+// The tiles the reference implementations use (fa4-facts.md §6 for FA3; FA2's kernel traits;
+// FA4's two 128-row softmax warpgroups per CTA on Blackwell).
+Tile preferred_tile(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass) {
+  const int d = max_headdim(s);
+  if (pass == Pass::bwd) return {128, 128};
+  switch (algorithm) {
+    case Algorithm::naive: return {128, 128};
+    case Algorithm::fa2: return d <= 64 ? Tile{128, 128} : Tile{128, 64};
+    case Algorithm::fa3:
+      if (d <= 64) return {192, 128};
+      if (d <= 128) return s.causal ? Tile{128, 128} : Tile{128, 176};
+      if (d <= 192) return {128, 112};
+      return {128, 80};
+    case Algorithm::fa4:
+      if (is_blackwell(gpu)) return d <= 128 ? Tile{256, 128} : Tile{128, 128};
+      return preferred_tile(gpu, s, Algorithm::fa3, pass);  // FA4's softmax on FA3's pipeline
+  }
+  return {128, 128};
+}
+
+}  // namespace
+
+bool is_blackwell(const hw::Spec& gpu) { return gpu.per_sm.tmem_bytes > 0; }
+bool is_hopper(const hw::Spec& gpu) { return gpu.compute_capability == 90; }
+
+std::optional<std::string> unsupported_reason(const hw::Spec& gpu, Algorithm algorithm) {
+  if (algorithm == Algorithm::fa3 && !is_hopper(gpu))
+    return fmt::format("fa3 is built on Hopper's wgmma, which {} (sm_{}) does not have; model "
+                       "fa4 on Blackwell or fa2 elsewhere",
+                       gpu.name, gpu.compute_capability);
+  if (algorithm == Algorithm::fa4 && !is_hopper(gpu) && !is_blackwell(gpu))
+    return fmt::format("fa4 needs Hopper (wgmma) or Blackwell (tcgen05); {} (sm_{}) has neither; "
+                       "model fa2 there",
+                       gpu.name, gpu.compute_capability);
+  return std::nullopt;
+}
+
+int fa2_warps(const AttnShape& s) { return max_headdim(s) <= 128 ? 4 : 8; }
+
+double smem_footprint_bytes(const hw::Spec&, const AttnShape& s, Algorithm algorithm, Pass pass,
+                            Tile tile) {
+  const double e = element_bytes(s.dtype);
+  const double m = tile.m, n = tile.n, d = double(s.headdim), dv = double(s.headdim_v);
+  if (algorithm == Algorithm::naive) return 0;  // cuBLAS and a row kernel: their own business
+  if (pass == Pass::fwd) return e * (m * d + kKvStages * n * (d + dv));
+  // Backward: the CTA's K and V stay; one stage of Q and dO; dS staged for the transposed GEMMs.
+  return e * (n * (d + dv) + m * (d + dv) + m * n);
+}
+
+double tmem_footprint_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm,
+                            Pass pass, Tile tile) {
+  if (algorithm != Algorithm::fa4 || !is_blackwell(gpu)) return 0;
+  const double m = tile.m, n = tile.n;
+  if (pass == Pass::fwd) return kAccumulatorBytes * (m * n + m * double(s.headdim_v));  // S, O
+  return kAccumulatorBytes * (2 * m * n + n * double(s.headdim + s.headdim_v));  // S,dP; dK,dV
+}
+
+Tile default_tile(const hw::Spec& gpu, const AttnShape& shape, const Options& options) {
+  Tile tile = preferred_tile(gpu, shape, options.algorithm, options.pass);
+  while (tile.n > kTileShrinkStep &&
+         (smem_footprint_bytes(gpu, shape, options.algorithm, options.pass, tile) >
+              gpu.per_sm.smem_capacity_bytes ||
+          tmem_footprint_bytes(gpu, shape, options.algorithm, options.pass, tile) >
+              gpu.per_sm.tmem_bytes + 0.5))
+    tile.n -= kTileShrinkStep;
+  return tile;
+}
+
+int ctas_per_sm(const AttnShape& s, Algorithm algorithm) {
+  return algorithm == Algorithm::fa2 && max_headdim(s) <= 128 ? 2 : 1;
+}
+
+bool is_persistent(Algorithm algorithm) {
+  return algorithm == Algorithm::fa3 || algorithm == Algorithm::fa4;
+}
+
+double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
+  switch (algorithm) {
+    case Algorithm::naive: return 0;
+    case Algorithm::fa2:
+      return pass == Pass::fwd ? factors::kOverlapFa2Forward : factors::kOverlapFa2Backward;
+    case Algorithm::fa3: return factors::kOverlapFa3Forward;
+    case Algorithm::fa4:
+      return is_blackwell(gpu) ? factors::kOverlapFa4Forward : factors::kOverlapFa3Forward;
+  }
+  return 0;
+}
+
+double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {
+  if (algorithm != Algorithm::fa4) return 0;
+  // FA4 turns emulation off where MUFU doubled (B300: 32 ex2/clk/SM), fa4-facts.md §4.
+  constexpr double kDoubledMufu = 32;
+  return gpu.per_sm.mufu_ex2_per_clk >= kDoubledMufu ? 0 : factors::kFa4DefaultExpEmulation;
+}
+
+}  // namespace fa4::model

@@ -1,0 +1,63 @@
+// Every number in the model that is not a hardware rate: named, explained, and either derived
+// (by counting instructions or bytes) or fitted, with the data it was fitted to. predict() lists
+// the ones it used in Prediction::factors so that the CLI and the report show them.
+#pragma once
+
+namespace fa4::model::factors {
+
+// --- Instruction counts (derived by counting, not fitted) -----------------------------------
+
+// FP32-pipe instructions per element of S in the online softmax, besides exp2 itself:
+// scale-and-subtract-max (1 FFMA), row-max (1 FMNMX), row-sum (1 FADD), bf16 pack (0.5 F2FP).
+inline constexpr double kSoftmaxFmaOpsPerElement = 3.5;
+// FP32-pipe instructions of one emulated exp2 (FA4 §3.1.3): round-down add and subtract of
+// 2^23+2^22 (2 FADD), the fraction (1 FADD), degree-3 Horner polynomial (3 FFMA). The clamp,
+// shift and exponent add run on the integer/ALU pipe and are not counted.
+inline constexpr double kFmaOpsPerEmulatedExp2 = 6.0;
+// FP32-pipe instructions per element of S in the backward pass: recompute P (1 FFMA), dS =
+// P * (dP - D) (FADD + FMUL), bf16 packs of P and dS (1).
+inline constexpr double kBackwardFmaOpsPerElement = 4.0;
+
+// --- Published figures used as rates ------------------------------------------------------
+
+// mma.sync (the Ampere instruction that FA2 uses) reaches about 2/3 of Hopper's wgmma peak.
+// Source: FA3 paper (arXiv 2407.08608) §2. Ampere: native rate (1). Blackwell: assumed as Hopper.
+inline constexpr double kMmaSyncShareHopper = 2.0 / 3.0;
+// Conditional rescaling (threshold 8 in log2 units) skips ~90% of rescales (FA4 §3.1.4): the
+// share of tiles that still rescale O.
+inline constexpr double kConditionalRescaleShare = 0.10;
+// FA4's default emulated exp2 share (FA4 repo tuning, fa4-facts.md §4): 12.5%.
+inline constexpr double kFa4DefaultExpEmulation = 0.125;
+
+// --- Overlap of the tensor-core stream with the softmax stream -----------------------------
+// A tile's time is max(T, S) + (1 - overlap) * min(T, S), T = the tensor stream (MMA at the
+// sustained GEMM rate, and the operand reads the tensor core makes from shared memory),
+// S = the softmax stream (MUFU and FP32 pipe; for FA2 also the ldmatrix reads its warps issue).
+
+// FA2: one warp runs MMA, then softmax, then MMA; no intra-warp overlap (by design, FA2 paper).
+// Validated, not fitted: PyTorch's flash backend on the lent H200, hd128 seqlen 8k, 342 TFLOP/s.
+inline constexpr double kOverlapFa2Forward = 0.0;
+// FA3: ping-pong between two consumer warpgroups plus intra-warpgroup pipelining hides part of
+// the softmax. Fitted to FA3 on H100 SXM, fp16, batch 4, seqlen 8448, 16 heads, hd128,
+// non-causal: 661 TFLOP/s (FA3 paper, arXiv 2407.08608, ablation table).
+inline constexpr double kOverlapFa3Forward = 0.48;
+// FA4 on Blackwell: tcgen05 MMA is fully asynchronous, two softmax warpgroups and a correction
+// warpgroup run beside it (FA4 §3.1). By design 1; validated on FA4 B200 hd128 1613 TFLOP/s.
+inline constexpr double kOverlapFa4Forward = 1.0;
+// Backward: FA2's backward keeps five GEMMs and the elementwise work in the same warps (no
+// overlap), and its warps each ldmatrix-read the shared operands they need, so each operand
+// byte is read more than once. The re-read factor is fitted to PyTorch's flash backend backward
+// on the lent H200, hd128 seqlen 8k, 16k tokens: 296 TFLOP/s (peer-timings-h200.md).
+inline constexpr double kOverlapFa2Backward = 0.0;
+inline constexpr double kFa2BackwardSmemRereads = 1.66;
+
+// --- Whole-kernel scheduling ---------------------------------------------------------------
+
+// A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
+// fluid bound (list scheduling); persistent longest-first schedulers end at the fluid bound.
+inline constexpr double kListScheduleTailShare = 0.5;
+// Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
+// on an idle stream, a few microseconds); the harness measures it.
+inline constexpr double kLaunchOverheadSeconds = 4e-6;
+
+}  // namespace fa4::model::factors

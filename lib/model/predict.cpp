@@ -1,0 +1,250 @@
+// Whole-kernel time from the tiles: how many tiles each CTA runs for the shape (causal masking
+// bottom-right aligned, GQA, seqlen_q != seqlen_k), how the CTAs fill the SMs (waves, tails),
+// the prologue and epilogue of each CTA, HBM traffic, and launch overhead.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "model/algorithm_traits.hpp"
+#include "model/factors.hpp"
+#include "model/model.hpp"
+
+namespace fa4::model {
+namespace {
+
+constexpr double kLseBytes = 4;
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+// Bytes per clock one SM may draw from HBM when every SM pulls at once.
+double hbm_bytes_per_clk_per_sm(const hw::Spec& gpu) {
+  return gpu.hbm_bytes_per_s * gpu.copy_efficiency / gpu.sms / (gpu.peak_clock_mhz * 1e6);
+}
+
+// Key blocks a forward CTA of query rows [row0, row1) visits (bottom-right causal alignment:
+// query i sees keys j <= i + seqlen_k - seqlen_q).
+double forward_blocks(const AttnShape& s, Tile t, double row1) {
+  const double all = ceil_div(double(s.seqlen_k), t.n);
+  if (!s.causal) return all;
+  const double last_key = row1 - 1 + double(s.seqlen_k - s.seqlen_q);
+  if (last_key < 0) return 0;
+  return std::min(all, std::floor(last_key / t.n) + 1);
+}
+
+// Query blocks a backward CTA owning keys [key0, key0 + N) visits.
+double backward_blocks(const AttnShape& s, Tile t, double key0) {
+  const double all = ceil_div(double(s.seqlen_q), t.m);
+  if (!s.causal) return all;
+  const double first_row = std::max(0.0, key0 - double(s.seqlen_k - s.seqlen_q));
+  if (first_row >= double(s.seqlen_q)) return 0;
+  return all - std::floor(first_row / t.m);
+}
+
+struct Schedule {
+  double ctas = 0;
+  double tiles = 0;
+  double makespan_cycles = 0;  // SM cycles until the last CTA ends
+  double waves = 0;
+};
+
+// Places the CTAs of one (batch, head) pattern, repeated batch*heads times, on the SMs.
+// Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
+// CTA for a plain launch (list scheduling) or nothing for a persistent longest-first scheduler.
+Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass,
+                  Tile t, double tile_cycles, double cta_overhead_cycles) {
+  const double blocks_per_head = pass == Pass::fwd ? ceil_div(double(s.seqlen_q), t.m)
+                                                   : ceil_div(double(s.seqlen_k), t.n);
+  const double repeats = double(s.batch) * double(s.heads_q);
+  const int per_sm = ctas_per_sm(s, algorithm);
+  const double slots = double(gpu.sms) * per_sm;
+  double tiles = 0, longest = 0, first = -1;
+  bool equal = true;
+  for (double i = 0; i < blocks_per_head; ++i) {
+    const double n = pass == Pass::fwd
+                         ? forward_blocks(s, t, std::min((i + 1) * t.m, double(s.seqlen_q)))
+                         : backward_blocks(s, t, i * t.n);
+    tiles += n;
+    longest = std::max(longest, n);
+    if (first < 0) first = n;
+    equal = equal && n == first;
+  }
+  Schedule out;
+  out.ctas = blocks_per_head * repeats;
+  out.tiles = tiles * repeats;
+  out.waves = out.ctas / slots;
+  // Co-resident CTAs share the SM: each runs at 1/per_sm of its speed.
+  const double cta_cycles = (longest * tile_cycles + cta_overhead_cycles) * per_sm;
+  if (equal) {
+    out.makespan_cycles = std::ceil(out.waves) * cta_cycles;
+    return out;
+  }
+  const double total = (out.tiles * tile_cycles + out.ctas * cta_overhead_cycles) * per_sm;
+  const double tail = is_persistent(algorithm) ? 0 : factors::kListScheduleTailShare * total / out.ctas;
+  out.makespan_cycles = std::max(total / slots, cta_cycles) + tail;
+  return out;
+}
+
+// One streaming phase of the naive algorithm: the larger of its arithmetic and its HBM time.
+double phase_seconds(const hw::Spec& gpu, double flops, double bytes) {
+  const double compute = flops / (gpu.peak_flops(Dtype::bf16) * gpu.gemm_efficiency);
+  const double memory = bytes / (gpu.hbm_bytes_per_s * gpu.copy_efficiency);
+  return std::max(compute, memory) + factors::kLaunchOverheadSeconds;
+}
+
+void add_common_factors(const hw::Spec& gpu, Prediction& p) {
+  p.factors.push_back({"gemm_efficiency", gpu.gemm_efficiency,
+                       "sustained share of the tensor-core peak (large cuBLAS GEMM / datasheet)",
+                       gpu.sources.count("/gemm_efficiency") ? gpu.sources.at("/gemm_efficiency")
+                                                             : ""});
+  p.factors.push_back({"copy_efficiency", gpu.copy_efficiency,
+                       "sustained share of HBM bandwidth (device copy / datasheet)",
+                       gpu.sources.count("/copy_efficiency") ? gpu.sources.at("/copy_efficiency")
+                                                             : ""});
+  p.factors.push_back({"launch_overhead_s", factors::kLaunchOverheadSeconds,
+                       "launch to kernel start, per launch (assumption)", ""});
+}
+
+Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
+  // S = Q K^T, softmax, O = P V as three launches; S and P (input dtype) live in HBM, and the
+  // causal mask saves nothing (the full S is computed, then masked).
+  const double e = element_bytes(s.dtype);
+  const double bh = double(s.batch) * double(s.heads_q);
+  const double sq = double(s.seqlen_q), sk = double(s.seqlen_k);
+  const double d = double(s.headdim), dv = double(s.headdim_v);
+  const double scores = bh * sq * sk * e;
+  if (2 * scores > gpu.hbm_capacity_bytes)
+    return Error{fmt::format("naive attention for {} needs {:.1f} GB for S and P in HBM; {} has "
+                             "{:.0f} GB: shorten the sequence or use a fused kernel",
+                             describe(s), 2 * scores / 1e9, gpu.name, gpu.hbm_capacity_bytes / 1e9)};
+  const double q = bh * sq * d * e, k = bh * sk * d * e, v = bh * sk * dv * e, o = bh * sq * dv * e;
+  double seconds = 0;
+  if (p.pass == Pass::fwd) {
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * d, q + k + scores);       // S = Q K^T
+    seconds += phase_seconds(gpu, 0, 2 * scores + bh * sq * kLseBytes);        // softmax
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + v + o);      // O = P V
+  } else {
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + 2 * o + v);  // dV = P^T dO
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, 2 * o + v + scores);  // dP = dO V^T
+    seconds += phase_seconds(gpu, 0, 3 * scores);                              // dS
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * d, scores + k + q);       // dQ = dS K
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * d, scores + q + k);       // dK = dS^T Q
+  }
+  p.time_s = seconds;
+  p.ctas = bh * ceil_div(sq, p.tile.m);
+  p.tiles = p.ctas * ceil_div(sk, p.tile.n);
+  p.waves = p.ctas / gpu.sms;
+  // Per tile: S written and read, P written and read (forward), at the SM's share of bandwidth.
+  p.tile_cycles.hbm = 4 * double(p.tile.m) * p.tile.n * e / hbm_bytes_per_clk_per_sm(gpu);
+  p.tile_time_cycles = p.tile_cycles.hbm;
+  p.bottleneck = Unit::hbm;
+  return p;
+}
+
+}  // namespace
+
+Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
+  if (auto ok = validate(s); !ok) return ok.error();
+  if (auto reason = unsupported_reason(gpu, o.algorithm)) return Error{*reason};
+  if (o.exp_emulation && (*o.exp_emulation < 0 || *o.exp_emulation > 1))
+    return Error{fmt::format("--exp-emulation {} is not a share: give a number from 0 to 1",
+                             *o.exp_emulation)};
+  if (o.exp_emulation && o.algorithm != Algorithm::fa4)
+    return Error{"--exp-emulation is one of FA4's softmax techniques: use it with --kernel fa4"};
+  Prediction p;
+  p.shape = s;
+  p.gpu = gpu.id;
+  p.algorithm = o.algorithm;
+  p.pass = o.pass;
+  p.two_cta = o.two_cta;
+  p.tile = o.tile.value_or(default_tile(gpu, s, o));
+  const double smem = smem_footprint_bytes(gpu, s, o.algorithm, o.pass, p.tile);
+  if (smem > gpu.per_sm.smem_capacity_bytes)
+    return Error{fmt::format("tile {}x{} needs {:.0f} KiB of shared memory for {}; {} has {:.0f} "
+                             "KiB per SM: choose a smaller --tile",
+                             p.tile.m, p.tile.n, smem / 1024, describe(s), gpu.name,
+                             gpu.per_sm.smem_capacity_bytes / 1024)};
+  const double tmem = tmem_footprint_bytes(gpu, s, o.algorithm, o.pass, p.tile);
+  if (tmem > gpu.per_sm.tmem_bytes + 0.5)
+    return Error{fmt::format("tile {}x{} needs {:.0f} KiB of tensor memory; {} has {:.0f} KiB "
+                             "per SM: choose a smaller --tile",
+                             p.tile.m, p.tile.n, tmem / 1024, gpu.name,
+                             gpu.per_sm.tmem_bytes / 1024)};
+  auto cycles = tile_cycles(gpu, s, o, p.tile);
+  if (!cycles) return cycles.error();
+  p.tile_cycles = *cycles;
+  if (o.algorithm == Algorithm::fa4) {
+    p.exp_emulation = o.exp_emulation.value_or(default_exp_emulation(gpu, o.algorithm));
+    p.conditional_rescale = o.conditional_rescale.value_or(true);
+  }
+  p.flops = attention_flops(s, o.pass);
+  add_common_factors(gpu, p);
+  if (o.algorithm == Algorithm::naive) {
+    auto naive = predict_naive(gpu, s, std::move(p));
+    if (!naive) return naive;
+    p = std::move(naive).value();
+  } else {
+    const TileCycles& c = p.tile_cycles;
+    const bool operands_from_smem = o.algorithm != Algorithm::fa2;  // wgmma/tcgen05 read SMEM
+    const double tensor = std::max(c.mma / gpu.gemm_efficiency, operands_from_smem ? c.smem : 0.0);
+    const double softmax = std::max({c.exp_mufu, c.fma, operands_from_smem ? 0.0 : c.smem});
+    const double hidden = overlap(gpu, o.algorithm, o.pass);
+    p.tensor_stream_cycles = tensor;
+    p.softmax_stream_cycles = softmax;
+    p.tile_time_cycles = std::max(tensor, softmax) + (1 - hidden) * std::min(tensor, softmax);
+    p.factors.push_back({"overlap", hidden,
+                         "share of the smaller of the tensor and softmax streams hidden behind "
+                         "the larger",
+                         std::string(o.algorithm == Algorithm::fa3 ? "FA3 H100 hd128 661 TFLOP/s"
+                                                                   : "")});
+    if (o.algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
+      p.factors.push_back({"mma_sync_share", factors::kMmaSyncShareHopper,
+                           "mma.sync rate as a share of wgmma's (FA3 paper §2)", ""});
+    if (p.conditional_rescale)
+      p.factors.push_back({"rescale_share", factors::kConditionalRescaleShare,
+                           "tiles that still rescale O under conditional rescaling (FA4 §3.1.4)",
+                           ""});
+    // Per CTA: load Q (or K, V for backward) and the first tile, store O (or dK, dV).
+    const double e = element_bytes(s.dtype);
+    const double rows = o.pass == Pass::fwd ? p.tile.m : p.tile.n;
+    const double cta_bytes = rows * double(s.headdim + 2 * s.headdim_v) * e +
+                             (o.pass == Pass::fwd ? rows * kLseBytes : rows * s.headdim * e);
+    const double overhead = is_persistent(o.algorithm)
+                                ? 0
+                                : cta_bytes / hbm_bytes_per_clk_per_sm(gpu) / ctas_per_sm(s, o.algorithm);
+    const Schedule plan = schedule(gpu, s, o.algorithm, o.pass, p.tile, p.tile_time_cycles, overhead);
+    p.ctas = plan.ctas;
+    p.tiles = plan.tiles;
+    p.waves = plan.waves;
+    double cycles_total = plan.makespan_cycles;
+    if (is_persistent(o.algorithm)) cycles_total += cta_bytes / hbm_bytes_per_clk_per_sm(gpu);
+    const double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
+    // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
+    // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch.
+    double hbm_bytes = attention_min_hbm_bytes(s, o.pass);
+    double launches = 1;
+    if (o.pass == Pass::bwd) {
+      hbm_bytes += 2 * kLseBytes * double(s.batch * s.heads_q * s.seqlen_q * s.headdim);
+      launches = 3;  // dO.O row sums, the main kernel, dQ conversion
+    }
+    const double hbm_s = hbm_bytes / (gpu.hbm_bytes_per_s * gpu.copy_efficiency);
+    if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);
+    p.time_s = std::max(compute_s, hbm_s) + launches * factors::kLaunchOverheadSeconds;
+    // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
+    // the busiest unit at its sustained rate.
+    p.bottleneck = Unit::mma;
+    double busiest = c.mma / gpu.gemm_efficiency;
+    for (auto [unit, busy] : {std::pair{Unit::exp_mufu, c.exp_mufu}, std::pair{Unit::fma, c.fma},
+                              std::pair{Unit::smem, c.smem}})
+      if (busy > busiest) {
+        busiest = busy;
+        p.bottleneck = unit;
+      }
+    if (hbm_s > compute_s) p.bottleneck = Unit::hbm;
+  }
+  p.tflops = p.flops / p.time_s / 1e12;
+  p.fraction_of_peak = p.flops / p.time_s / gpu.peak_flops(s.dtype);
+  return p;
+}
+
+}  // namespace fa4::model

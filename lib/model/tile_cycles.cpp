@@ -1,0 +1,128 @@
+// Per-tile cycles on each unit (FA4 §3.1.1 and §3.2.1 for Blackwell; derived for the others).
+// A tile is M query rows against N keys: one iteration of the kernel's inner loop.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "model/algorithm_traits.hpp"
+#include "model/factors.hpp"
+#include "model/model.hpp"
+
+namespace fa4::model {
+namespace {
+
+constexpr double kFp32Bytes = 4;
+constexpr double kTcgen05Rows = 128;  // tcgen05 MMA and TMEM are organised in 128-row blocks
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+// The MMA rate the algorithm's instructions reach: FA2's mma.sync runs below wgmma's on Hopper.
+double mma_rate(const hw::Spec& gpu, Dtype dtype, Algorithm algorithm) {
+  const double rate = gpu.mma_flop_per_clk(dtype);
+  if (algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
+    return rate * factors::kMmaSyncShareHopper;
+  return rate;
+}
+
+// Bytes read from and written to shared memory for one forward tile.
+double forward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Tile t) {
+  const double e = element_bytes(s.dtype);
+  const double m = t.m, n = t.n, d = double(s.headdim), dv = double(s.headdim_v);
+  switch (algorithm) {
+    case Algorithm::naive: return 0;
+    case Algorithm::fa2:  // every warp ldmatrix-reads the whole K and V tile; Q stays in registers
+      return e * fa2_warps(s) * n * (d + dv);
+    case Algorithm::fa3:
+    case Algorithm::fa4:
+      if (algorithm == Algorithm::fa4 && is_blackwell(gpu)) {
+        // FA4 §3.1.1: Q K^T reads Q and K per 128x128 block; P V takes P from TMEM, V from SMEM.
+        const double qk = ceil_div(m, kTcgen05Rows) * ceil_div(n, kTcgen05Rows) * 2 *
+                          kTcgen05Rows * d;
+        const double pv = ceil_div(m, kTcgen05Rows) * ceil_div(dv, kTcgen05Rows) *
+                          kTcgen05Rows * n;
+        return e * (qk + pv);
+      }
+      {
+        // Hopper (derived; FA4 gives no Hopper SMEM model): each 64-row consumer warpgroup's
+        // wgmma reads its Q rows and the whole K tile (SS); P V reads V (P from registers, RS).
+        const double warpgroups = ceil_div(m, 64);
+        return e * (m * d + warpgroups * n * (d + dv));
+      }
+  }
+  return 0;
+}
+
+// Bytes through shared memory for one backward tile (five GEMMs: S=QK^T, dP=dO V^T, dV=P^T dO,
+// dK=dS^T Q, dQ=dS K). FA4 §3.2.1 for Blackwell; Hopper and FA2 derived the same way with P and
+// dS staged in shared memory (no tensor memory).
+double backward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Tile t,
+                           bool two_cta) {
+  const double e = element_bytes(s.dtype);
+  const double m = t.m, n = t.n, d = double(s.headdim), dv = double(s.headdim_v);
+  if (algorithm == Algorithm::naive) return 0;
+  const double q_side = 2 * m * d + 2 * m * dv;  // Q twice (S, dK), dO twice (dP, dV)
+  const double k_side = 2 * n * d + n * dv;      // K twice (S, dQ), V once (dP)
+  const double dq_accumulate = 2 * kFp32Bytes * m * d;  // fp32 dQ written and read back
+  if (algorithm == Algorithm::fa4 && is_blackwell(gpu)) {
+    if (!two_cta) return e * (q_side + k_side + m * n) + e * m * n + dq_accumulate;
+    // 2-CTA: the pair splits the M-side operand reads and the dQ traffic; it exchanges dS
+    // (1.5 * M*N elements per CTA, FA4 §3.2.1's figure scaled with M*N).
+    constexpr double kDsExchangeElements = 1.5;
+    return e * (q_side / 2 + k_side + m * n) + e * m * n + e * kDsExchangeElements * m * n +
+           dq_accumulate / 2;
+  }
+  // P read once (dV), dS read twice (dK, dQ); P and dS written.
+  const double bytes = e * (q_side + k_side + 3 * m * n) + e * 2 * m * n + dq_accumulate;
+  return algorithm == Algorithm::fa2 ? bytes * factors::kFa2BackwardSmemRereads : bytes;
+}
+
+}  // namespace
+
+Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Options& o,
+                               Tile t) {
+  if (auto reason = unsupported_reason(gpu, o.algorithm)) return Error{*reason};
+  if (o.pass == Pass::bwd && o.two_cta && !(o.algorithm == Algorithm::fa4 && is_blackwell(gpu)))
+    return Error{"--two-cta is FA4's backward on Blackwell (tcgen05 cta_group::2); drop it or "
+                 "model fa4 on a Blackwell GPU"};
+  const double rate = mma_rate(gpu, s.dtype, o.algorithm);
+  if (rate <= 0)
+    return Error{fmt::format("{} has no tensor-core rate for {}: pick another --dtype", gpu.name,
+                             to_string(s.dtype))};
+  const double m = t.m, n = t.n, d = double(s.headdim), dv = double(s.headdim_v);
+  const double elements = m * n;
+  const auto& sm = gpu.per_sm;
+  TileCycles c;
+  if (o.pass == Pass::fwd) {
+    const double share = o.algorithm == Algorithm::fa4
+                             ? o.exp_emulation.value_or(default_exp_emulation(gpu, o.algorithm))
+                             : 0.0;
+    const bool conditional = o.algorithm == Algorithm::fa4 && o.conditional_rescale.value_or(true);
+    const double rescale_share = conditional ? factors::kConditionalRescaleShare : 1.0;
+    c.mma = 2 * m * n * (d + dv) / rate;
+    c.exp_mufu = elements * (1 - share) / sm.mufu_ex2_per_clk;
+    c.exp_fma = elements * share * factors::kFmaOpsPerEmulatedExp2 / sm.fma_lanes_per_clk;
+    c.fma = (elements * factors::kSoftmaxFmaOpsPerElement + rescale_share * m * dv) /
+                sm.fma_lanes_per_clk +
+            c.exp_fma;
+    c.smem = forward_smem_bytes(gpu, s, o.algorithm, t) / sm.smem_bytes_per_clk;
+    if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S read, P written, O rescaled
+      c.tmem_bytes = elements * (kFp32Bytes + element_bytes(s.dtype)) +
+                     rescale_share * 2 * kFp32Bytes * m * dv;
+  } else {
+    c.mma = 2 * m * n * (3 * d + 2 * dv) / rate;
+    c.exp_mufu = elements / sm.mufu_ex2_per_clk;
+    c.fma = elements * factors::kBackwardFmaOpsPerElement / sm.fma_lanes_per_clk;
+    c.smem = backward_smem_bytes(gpu, s, o.algorithm, t, o.two_cta) / sm.smem_bytes_per_clk;
+    if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S, dP written and read; P, dS
+      c.tmem_bytes = elements * (4 * kFp32Bytes + 2 * element_bytes(s.dtype));
+  }
+  // The tile's bottleneck at the units' own rates (FA4's Table 1 convention); exp on MUFU wins a
+  // tie with MMA, as FA4 argues for B200 at hd128.
+  c.bottleneck = Unit::exp_mufu;
+  for (Unit u : {Unit::mma, Unit::fma, Unit::smem})
+    if (c.of(u) > c.of(c.bottleneck)) c.bottleneck = u;
+  return c;
+}
+
+}  // namespace fa4::model

@@ -1,0 +1,159 @@
+// Runs the real executable with arguments and checks its exit code, stdout and stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fa4-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome run(const std::string& args) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string command = std::string("cd '") + dir_.string() + "' && FA4_DB= '" FA4_CLI "' " +
+                                args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  fs::path dir_;
+};
+
+TEST_F(Cli, NoSubcommandIsAnError) {
+  const Outcome r = run("");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("error: "), std::string::npos);
+}
+
+TEST_F(Cli, UnknownSubcommandIsAnError) {
+  const Outcome r = run("frobnicate");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+}
+
+TEST_F(Cli, ModelPrintsTheTileTableAndPrediction) {
+  const Outcome r = run("model --gpu b200 --kernel fa4 --seqlen 16384 --tile 128x128 --exp-emulation 0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("mma"), std::string::npos);
+  EXPECT_NE(r.out.find("1024"), std::string::npos);
+  EXPECT_NE(r.out.find("TFLOP/s"), std::string::npos);
+  EXPECT_NE(r.out.find("bound by"), std::string::npos);
+}
+
+TEST_F(Cli, ModelJsonHasTheDocumentedFields) {
+  const Outcome r = run("model --gpu h100-sxm --kernel fa3 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* unit : {"mma", "exp_mufu", "exp_fma", "smem"})
+    EXPECT_TRUE(j["tile"]["cycles"].contains(unit)) << unit;
+  EXPECT_EQ(j["tile"]["bottleneck"], "mma");
+  EXPECT_GT(j["predicted"]["tflops"].get<double>(), 100);
+  EXPECT_GT(j["predicted"]["time_ms"].get<double>(), 0);
+  EXPECT_GT(j["predicted"]["fraction_of_peak"].get<double>(), 0);
+}
+
+TEST_F(Cli, UnknownGpuListsTheKnownOnes) {
+  const Outcome r = run("model --gpu h900 --kernel fa3");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("h900"), std::string::npos);
+  EXPECT_NE(r.err.find("b200"), std::string::npos);
+  EXPECT_NE(r.err.find("h100-sxm"), std::string::npos);
+}
+
+TEST_F(Cli, ImpossibleShapesAreRefusedWithTheReason) {
+  Outcome r = run("model --gpu h100-sxm --kernel fa3 --seqlen 0");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("seqlen-q = 0"), std::string::npos) << r.err;
+  r = run("model --gpu h100-sxm --kernel fa3 --heads 16 --heads-kv 5");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("not divisible"), std::string::npos) << r.err;
+  r = run("model --gpu h100-sxm --kernel fa3 --headdim 256 --tile 256x256");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("shared memory"), std::string::npos) << r.err;
+  r = run("model --gpu h100-sxm --kernel fa3 --batch -2");
+  EXPECT_EQ(r.code, 1);
+}
+
+TEST_F(Cli, UnknownKernelAndDtypeAreRefused) {
+  Outcome r = run("model --gpu h100-sxm --kernel fa9");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("fa9"), std::string::npos);
+  r = run("model --gpu h100-sxm --kernel fa3 --dtype fp32");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("fp32"), std::string::npos);
+}
+
+TEST_F(Cli, PredictRecordsASweepAndQuerySeesIt) {
+  std::ofstream(dir_ / "sweep.json")
+      << R"({"name": "t", "shapes": [{"batch": 2, "heads": 16, "seqlen": 4096, "headdim": 128}]})";
+  Outcome r = run("--db t.db predict --sweep sweep.json --gpu h100-sxm,b200 --kernel fa2,fa3,fa4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("recorded"), std::string::npos);
+  r = run("--db t.db query \"SELECT count(*) AS n FROM predictions\" --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // h100: fa2, fa3, fa4 x fwd, bwd = 6; b200: fa2, fa4 x 2 = 4 (fa3 needs wgmma)
+  EXPECT_NE(r.out.find("10"), std::string::npos) << r.out;
+  r = run("--db t.db runs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("predict"), std::string::npos);
+}
+
+TEST_F(Cli, MalformedSweepNamesFileAndField) {
+  std::ofstream(dir_ / "bad.json") << R"({"name": "t", "shapes": [{"batch": 0, "heads": 16, "seqlen": 64, "headdim": 64}]})";
+  Outcome r = run("--db t.db predict --sweep bad.json --gpu h100-sxm");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("bad.json"), std::string::npos);
+  EXPECT_NE(r.err.find("/shapes/0/batch"), std::string::npos) << r.err;
+  std::ofstream(dir_ / "trunc.json") << R"({"name": "t", "shapes": [)";
+  r = run("--db t.db predict --sweep trunc.json --gpu h100-sxm");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "t.db"));  // nothing is recorded from a bad sweep
+}
+
+TEST_F(Cli, NonDatabaseFileIsRefusedAndLeftUntouched) {
+  std::ofstream(dir_ / "notes.db") << "these are my notes, not a database\n";
+  const std::string before = slurp(dir_ / "notes.db");
+  std::ofstream(dir_ / "sweep.json")
+      << R"({"name": "t", "shapes": [{"batch": 1, "heads": 8, "seqlen": 1024, "headdim": 64}]})";
+  const Outcome r = run("--db notes.db predict --sweep sweep.json --gpu h100-sxm --kernel fa3");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("notes.db"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir_ / "notes.db"), before);
+}
+
+TEST_F(Cli, GpusListsEveryModel) {
+  const Outcome r = run("gpus");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* id : {"a100-sxm", "h100-sxm", "h200", "b200", "gb200", "b300"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+}
+
+}  // namespace

@@ -1,0 +1,125 @@
+// Whole-kernel behaviour of the model: conventions, monotonic effects and refusals.
+#include <gtest/gtest.h>
+
+#include "gpu_models.hpp"
+#include "model/model.hpp"
+
+namespace fa4::model {
+namespace {
+
+using testing::gpu;
+using testing::square;
+
+Prediction run(std::string_view id, Algorithm a, const AttnShape& s, Options o = {}) {
+  o.algorithm = a;
+  auto p = predict(gpu(id), s, o);
+  if (!p) throw std::runtime_error(p.error().message);
+  return *p;
+}
+
+TEST(Predict, FlopsFollowTheConvention) {
+  const Prediction p = run("h100-sxm", Algorithm::fa3, square(2, 16, 4096, 128, true));
+  EXPECT_DOUBLE_EQ(p.flops, 4.0 * 2 * 16 * 4096.0 * 4096 * 128 / 2);
+  EXPECT_NEAR(p.tflops, p.flops / p.time_s / 1e12, 1e-9);
+  EXPECT_NEAR(p.fraction_of_peak, p.tflops * 1e12 / gpu("h100-sxm").peak_flops(Dtype::bf16), 1e-12);
+}
+
+TEST(Predict, H100IsTensorBoundAndB200ExpBoundAtHd64) {
+  EXPECT_EQ(run("h100-sxm", Algorithm::fa3, square(4, 16, 8192, 128)).bottleneck, Unit::mma);
+  Options no_emulation;
+  no_emulation.exp_emulation = 0.0;
+  EXPECT_EQ(run("b200", Algorithm::fa4, square(4, 32, 8192, 64), no_emulation).bottleneck,
+            Unit::exp_mufu);
+}
+
+TEST(Predict, EmulationHelpsWhereExpBinds) {
+  Options off, on;
+  off.exp_emulation = 0.0;
+  on.exp_emulation = 0.25;
+  const AttnShape s = square(4, 32, 8192, 64);
+  EXPECT_GT(run("b200", Algorithm::fa4, s, on).tflops, run("b200", Algorithm::fa4, s, off).tflops);
+}
+
+TEST(Predict, LongerSequencesAmortizeOverheads) {
+  EXPECT_LT(run("h200", Algorithm::fa2, square(32, 16, 512, 128)).tflops,
+            run("h200", Algorithm::fa2, square(2, 16, 8192, 128)).tflops);
+}
+
+TEST(Predict, ShorterKeysThanQueriesLeaveRowsMaskedAndCountFewerTiles) {
+  AttnShape s = square(1, 16, 4096, 128, true);
+  s.seqlen_k = 1024;
+  const Prediction p = run("h100-sxm", Algorithm::fa3, s);
+  const Prediction full = run("h100-sxm", Algorithm::fa3, square(1, 16, 4096, 128, true));
+  EXPECT_LT(p.tiles, full.tiles);
+  EXPECT_GT(p.time_s, 0);
+}
+
+TEST(Predict, GqaKeepsFlopsAndCutsBytes) {
+  AttnShape gqa = square(2, 32, 4096, 128);
+  gqa.heads_kv = 8;
+  const Prediction a = run("h100-sxm", Algorithm::fa3, gqa);
+  const Prediction b = run("h100-sxm", Algorithm::fa3, square(2, 32, 4096, 128));
+  EXPECT_DOUBLE_EQ(a.flops, b.flops);
+  EXPECT_LT(attention_min_hbm_bytes(gqa, Pass::fwd), attention_min_hbm_bytes(b.shape, Pass::fwd));
+}
+
+TEST(Predict, EveryHeadDimensionOfTheIssueRuns) {
+  for (std::int64_t d : {64, 96, 128, 192, 256})
+    for (Algorithm a : {Algorithm::fa2, Algorithm::fa3})
+      for (Pass pass : {Pass::fwd, Pass::bwd}) {
+        Options o;
+        o.pass = pass;
+        EXPECT_GT(run("h100-sxm", a, square(1, 8, 2048, d), o).tflops, 0) << d;
+      }
+  AttnShape dv = square(1, 8, 2048, 192);
+  dv.headdim_v = 128;
+  EXPECT_GT(run("b200", Algorithm::fa4, dv).tflops, 0);
+}
+
+TEST(Predict, NaiveIsHbmBoundAndRefusesWhatDoesNotFit) {
+  EXPECT_EQ(run("h200", Algorithm::naive, square(2, 16, 8192, 128)).bottleneck, Unit::hbm);
+  Options o;
+  o.algorithm = Algorithm::naive;
+  auto p = predict(gpu("h100-sxm"), square(64, 64, 65536, 128), o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("GB for S and P"), std::string::npos);
+}
+
+TEST(Predict, RefusesAlgorithmsTheGpuCannotRun) {
+  Options o;
+  o.algorithm = Algorithm::fa3;
+  auto p = predict(gpu("b200"), square(1, 16, 1024, 128), o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("wgmma"), std::string::npos);
+  o.algorithm = Algorithm::fa4;
+  EXPECT_FALSE(predict(gpu("a100-sxm"), square(1, 16, 1024, 128), o).ok());
+}
+
+TEST(Predict, RefusesTilesThatDoNotFitSharedMemory) {
+  Options o;
+  o.algorithm = Algorithm::fa3;
+  o.tile = Tile{256, 256};
+  auto p = predict(gpu("h100-sxm"), square(1, 16, 1024, 256), o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("shared memory"), std::string::npos);
+}
+
+TEST(Predict, RefusesEmulationOutsideFa4AndOutOfRange) {
+  Options o;
+  o.algorithm = Algorithm::fa3;
+  o.exp_emulation = 0.5;
+  EXPECT_FALSE(predict(gpu("h100-sxm"), square(1, 16, 1024, 128), o).ok());
+  o.algorithm = Algorithm::fa4;
+  o.exp_emulation = 1.5;
+  EXPECT_FALSE(predict(gpu("h100-sxm"), square(1, 16, 1024, 128), o).ok());
+}
+
+TEST(ParseTile, AcceptsMxNOnly) {
+  EXPECT_EQ(*parse_tile("128x176"), (Tile{128, 176}));
+  EXPECT_FALSE(parse_tile("128").ok());
+  EXPECT_FALSE(parse_tile("0x64").ok());
+  EXPECT_FALSE(parse_tile("128x64x2").ok());
+}
+
+}  // namespace
+}  // namespace fa4::model

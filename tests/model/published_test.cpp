@@ -1,0 +1,57 @@
+// The model against published and measured figures (data/published): within 10% on the three
+// the issue names, and every figure with modeled_as within a looser bound that catches regressions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpu_models.hpp"
+#include "model/model.hpp"
+#include "report/published.hpp"
+
+namespace fa4::model {
+namespace {
+
+using testing::gpu;
+using testing::square;
+
+double predicted_tflops(std::string_view id, Algorithm algorithm, const AttnShape& s,
+                        Pass pass = Pass::fwd) {
+  Options o;
+  o.algorithm = algorithm;
+  o.pass = pass;
+  auto p = predict(gpu(id), s, o);
+  if (!p) throw std::runtime_error(p.error().message);
+  return p->tflops;
+}
+
+TEST(Published, Fa4B200Hd128Seqlen16kWithin10Percent) {
+  EXPECT_NEAR(predicted_tflops("b200", Algorithm::fa4, square(2, 16, 16384, 128)), 1613, 161.3);
+}
+
+TEST(Published, Fa3H100AblationSettingWithin10Percent) {
+  EXPECT_NEAR(predicted_tflops("h100-sxm", Algorithm::fa3,
+                               square(4, 16, 8448, 128, false, Dtype::fp16)),
+              661, 66.1);
+}
+
+TEST(Published, Fa2H200Hd128Seqlen8kWithin10Percent) {
+  EXPECT_NEAR(predicted_tflops("h200", Algorithm::fa2, square(2, 16, 8192, 128)), 342, 34.2);
+}
+
+TEST(Published, EveryModeledFigureWithin30Percent) {
+  auto figures = report::load_published_dir(std::string(FA4_SOURCE_DIR) + "/data/published");
+  ASSERT_TRUE(figures.ok()) << figures.error().message;
+  int checked = 0;
+  for (const auto& f : *figures) {
+    if (!f.modeled_as) continue;
+    const double model = predicted_tflops(f.gpu, *f.modeled_as, f.shape, f.pass);
+    EXPECT_LT(std::abs(model / f.tflops - 1), 0.30)
+        << f.source << " " << f.kernel << " " << to_string(f.pass) << " " << describe(f.shape)
+        << " on " << f.gpu << ": model " << model << " vs " << f.tflops;
+    ++checked;
+  }
+  EXPECT_GT(checked, 70);
+}
+
+}  // namespace
+}  // namespace fa4::model
