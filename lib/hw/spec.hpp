@@ -36,6 +36,10 @@ struct Spec {
   double hbm_capacity_bytes = 0;
   double l2_bytes = 0;
   PerSm per_sm;
+  // Measured ceilings as fractions of the datasheet figures: a large bf16 GEMM (cuBLAS 8192^3)
+  // over the dense peak, and a device-to-device copy (bytes read + written) over HBM bandwidth.
+  double gemm_efficiency = 1.0;
+  double copy_efficiency = 1.0;
   std::vector<std::string> device_names;  // cudaDeviceProp::name strings this model matches
   // JSON pointer of each figure ("/per_sm/mufu_ex2_per_clk") -> its source.
   std::map<std::string, std::string> sources;

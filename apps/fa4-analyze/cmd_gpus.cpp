@@ -1,0 +1,210 @@
+// fa4-analyze gpus: the hardware models side by side, with ratio rows that show FA4's asymmetric
+// scaling (tensor cores doubled from H100 to B200, MUFU and shared memory did not); `gpus show
+// NAME` prints one model with the source of every figure. --json prints the model-file schema
+// plus the derived dense peaks.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "context.hpp"
+#include "hw/figures.hpp"
+#include "hw/loader.hpp"
+#include "hw/spec_json.hpp"
+#include "user_error.hpp"
+
+namespace fa4::app {
+namespace {
+
+// The ratio rows divide by this model: FA4 measures Blackwell's scaling against Hopper.
+constexpr std::string_view kRatioBaseline = "h100-sxm";
+constexpr Dtype kPeakDtypes[] = {Dtype::bf16, Dtype::fp8};
+
+struct GpusOptions {
+  std::string name;  // gpus show NAME
+  bool json = false;
+};
+
+struct Row {
+  std::string label;
+  std::vector<std::string> cells;  // one per GPU
+};
+
+std::string format_bytes(double bytes) {
+  constexpr double kKiB = 1024, kMiB = 1024 * 1024;
+  if (bytes == 0) return "none";
+  if (bytes >= 1e9) return fmt::format("{:.4g} GB", bytes / 1e9);
+  if (bytes >= kMiB) return fmt::format("{:.4g} MiB", bytes / kMiB);
+  return fmt::format("{:.4g} KiB", bytes / kKiB);
+}
+
+std::string format_value(hw::Unit unit, double value) {
+  switch (unit) {
+    case hw::Unit::number:
+      return value == 0 ? "none" : fmt::format("{:.10g}", value);
+    case hw::Unit::compute_capability:
+      return fmt::format("{}.{}", int(value) / 10, int(value) % 10);
+    case hw::Unit::mhz:
+      return fmt::format("{:.10g} MHz", value);
+    case hw::Unit::bytes:
+      return format_bytes(value);
+    case hw::Unit::bytes_per_s:
+      return fmt::format("{:.4g} TB/s", value / 1e12);
+    case hw::Unit::fraction:
+      return fmt::format("{:.3g}", value);
+  }
+  return "?";
+}
+
+// A figure the model file leaves out (a measured efficiency) is "not measured", not its default.
+std::string format_figure(const hw::Figure& figure, const hw::Spec& gpu) {
+  if (!figure.source_when_absent.empty() &&
+      hw::source_of(gpu, figure.pointer) == figure.source_when_absent)
+    return "not measured";
+  return format_value(figure.unit, figure.get(gpu));
+}
+
+std::string peak_label(Dtype dtype) { return fmt::format("dense {} peak", to_string(dtype)); }
+
+std::string format_peak(double flops) {
+  return flops == 0 ? "none" : fmt::format("{:.0f} TFLOP/s", flops / 1e12);
+}
+
+std::string peak_derivation(const hw::Spec& gpu, Dtype dtype) {
+  return fmt::format("derived: {:.10g} FLOP/clk/SM x {} SMs x {:.10g} MHz",
+                     gpu.mma_flop_per_clk(dtype), gpu.sms, gpu.peak_clock_mhz);
+}
+
+nlohmann::ordered_json to_json_with_peaks(const hw::Spec& gpu) {
+  nlohmann::ordered_json json = gpu;
+  for (Dtype dtype : {Dtype::bf16, Dtype::fp16, Dtype::fp8})
+    json["peak_flops"][std::string(to_string(dtype))] = gpu.peak_flops(dtype);
+  return json;
+}
+
+// Per-SM, per-clock rates relative to the baseline GPU ("2x").
+std::vector<Row> ratio_rows(const std::vector<hw::Spec>& specs) {
+  const hw::Spec* base = nullptr;
+  for (const hw::Spec& gpu : specs) {
+    if (gpu.id == kRatioBaseline) base = &gpu;
+  }
+  if (!base) return {};
+  const std::pair<std::string_view, double hw::PerSm::*> rates[] = {
+      {"MMA bf16", &hw::PerSm::mma_flop_per_clk_bf16},
+      {"MUFU ex2", &hw::PerSm::mufu_ex2_per_clk},
+      {"SMEM B", &hw::PerSm::smem_bytes_per_clk}};
+  std::vector<Row> rows;
+  for (const auto& [name, rate] : rates) {
+    Row row{fmt::format("{}/clk/SM vs {}", name, kRatioBaseline), {}};
+    for (const hw::Spec& gpu : specs)
+      row.cells.push_back(fmt::format("{:.3g}x", gpu.per_sm.*rate / base->per_sm.*rate));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<Row> table_rows(const std::vector<hw::Spec>& specs) {
+  std::vector<Row> rows;
+  Row architecture{"architecture", {}};
+  for (const hw::Spec& gpu : specs) architecture.cells.push_back(gpu.architecture);
+  rows.push_back(std::move(architecture));
+  for (const hw::Figure& figure : hw::figures()) {
+    Row row{std::string(figure.label), {}};
+    for (const hw::Spec& gpu : specs) row.cells.push_back(format_figure(figure, gpu));
+    rows.push_back(std::move(row));
+  }
+  for (Dtype dtype : kPeakDtypes) {
+    Row row{peak_label(dtype), {}};
+    for (const hw::Spec& gpu : specs) row.cells.push_back(format_peak(gpu.peak_flops(dtype)));
+    rows.push_back(std::move(row));
+  }
+  for (Row& row : ratio_rows(specs)) rows.push_back(std::move(row));
+  return rows;
+}
+
+void print_table(const std::vector<hw::Spec>& specs) {
+  const std::vector<Row> rows = table_rows(specs);
+  std::size_t label_width = 0;
+  std::vector<std::size_t> widths;
+  for (const hw::Spec& gpu : specs) widths.push_back(gpu.id.size());
+  for (const Row& row : rows) {
+    label_width = std::max(label_width, row.label.size());
+    for (std::size_t i = 0; i < row.cells.size(); ++i)
+      widths[i] = std::max(widths[i], row.cells[i].size());
+  }
+  fmt::print("{:<{}}", "", label_width);
+  for (std::size_t i = 0; i < specs.size(); ++i) fmt::print("  {:>{}}", specs[i].id, widths[i]);
+  fmt::print("\n");
+  for (const Row& row : rows) {
+    fmt::print("{:<{}}", row.label, label_width);
+    for (std::size_t i = 0; i < row.cells.size(); ++i)
+      fmt::print("  {:>{}}", row.cells[i], widths[i]);
+    fmt::print("\n");
+  }
+  fmt::print("\n");
+  for (const hw::Spec& gpu : specs) fmt::print("{}: {}\n", gpu.id, gpu.name);
+  fmt::print("Sources of every figure: fa4-analyze gpus show NAME\n");
+}
+
+void print_one(const hw::Spec& gpu) {
+  fmt::print("{}: {}\narchitecture: {}\ndevice names: {}\n\n", gpu.id, gpu.name, gpu.architecture,
+             fmt::join(gpu.device_names, ", "));
+  std::size_t label_width = 0;
+  for (const hw::Figure& figure : hw::figures())
+    label_width = std::max(label_width, figure.label.size());
+  const auto print_figure = [&](std::string_view label, std::string_view value,
+                                std::string_view source) {
+    fmt::print("{:<{}}  {}\n    {}\n", label, label_width, value, source);
+  };
+  for (const hw::Figure& figure : hw::figures())
+    print_figure(figure.label, format_figure(figure, gpu), hw::source_of(gpu, figure.pointer));
+  for (Dtype dtype : kPeakDtypes)
+    print_figure(peak_label(dtype), format_peak(gpu.peak_flops(dtype)),
+                 peak_derivation(gpu, dtype));
+}
+
+void run_list(const Context& ctx, const GpusOptions& o) {
+  const std::vector<hw::Spec> specs = take(hw::load_all_specs(ctx.models_dir));
+  if (o.json) {
+    nlohmann::ordered_json array = nlohmann::ordered_json::array();
+    for (const hw::Spec& gpu : specs) array.push_back(to_json_with_peaks(gpu));
+    fmt::print("{}\n", array.dump(2));
+    return;
+  }
+  print_table(specs);
+}
+
+void run_show(const Context& ctx, const GpusOptions& o) {
+  const std::vector<hw::Spec> specs = take(hw::load_all_specs(ctx.models_dir));
+  const hw::Spec& gpu = *take(hw::find_spec(specs, o.name));
+  if (o.json)
+    fmt::print("{}\n", to_json_with_peaks(gpu).dump(2));
+  else
+    print_one(gpu);
+}
+
+void setup(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<GpusOptions>();
+  CLI::App* gpus = app.add_subcommand(
+      "gpus", "The hardware models side by side: per-SM unit rates, clocks and memory");
+  gpus->add_flag("--json", o->json, "Print a JSON array of the models");
+  CLI::App* show =
+      gpus->add_subcommand("show", "One hardware model with the source of each figure");
+  show->add_option("name", o->name, "Model id (as `fa4-analyze gpus` lists) or a device name")
+      ->required();
+  show->add_flag("--json", o->json, "Print one JSON object");
+  gpus->callback([&ctx, o, show] {
+    if (show->parsed())
+      run_show(ctx, *o);
+    else
+      run_list(ctx, *o);
+  });
+}
+
+const SubcommandRegistration registration{10, setup};
+
+}  // namespace
+}  // namespace fa4::app
