@@ -1,0 +1,53 @@
+#include "kernels/registry.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+
+namespace fa4::kernels {
+
+// Each descriptor is defined in its kernel's own file.
+extern const Kernel naive_kernel;  // naive.cu
+extern const Kernel fa2_kernel;    // fa2.cu
+
+namespace {
+constexpr std::array kAllKernels{&naive_kernel, &fa2_kernel};
+}  // namespace
+
+std::span<const Kernel* const> all_kernels() { return kAllKernels; }
+
+const Kernel* find_kernel(std::string_view name) {
+  for (const Kernel* kernel : kAllKernels)
+    if (kernel->name == name) return kernel;
+  return nullptr;
+}
+
+std::optional<std::string> why_unsupported(const Kernel& kernel, const AttnShape& shape,
+                                           const DeviceCaps& device) {
+  if (device.sm < kernel.min_sm)
+    return std::string(kernel.name) + " needs compute capability " +
+           std::to_string(kernel.min_sm / 10) + "." + std::to_string(kernel.min_sm % 10) +
+           " or newer; " + device.name + " has " + std::to_string(device.sm / 10) + "." +
+           std::to_string(device.sm % 10);
+  return kernel.unsupported_reason(shape, device);
+}
+
+Result<DeviceCaps> query_device(int device) {
+  int count = 0;
+  if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess)
+    return Error{std::string("no CUDA device: ") + cudaGetErrorString(status) +
+                 "; run on a machine with an NVIDIA GPU and driver"};
+  if (device < 0 || device >= count)
+    return Error{"CUDA device " + std::to_string(device) + " does not exist; this machine has " +
+                 std::to_string(count)};
+  cudaDeviceProp prop{};
+  if (const cudaError_t status = cudaGetDeviceProperties(&prop, device); status != cudaSuccess)
+    return Error{std::string("cannot read CUDA device properties: ") + cudaGetErrorString(status)};
+  return DeviceCaps{.name = prop.name,
+                    .sm = prop.major * 10 + prop.minor,
+                    .multiprocessors = prop.multiProcessorCount,
+                    .global_memory_bytes = prop.totalGlobalMem,
+                    .l2_bytes = std::size_t(prop.l2CacheSize)};
+}
+
+}  // namespace fa4::kernels

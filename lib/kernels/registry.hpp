@@ -1,0 +1,71 @@
+// The kernel registry: the single list of attention forward kernels that the CLI, the harness, the
+// tests and the report iterate. Plain C++ (no CUDA headers): a Kernel is a name, a summary, the
+// oldest GPU it runs on, a check that says why a shape cannot run, the scratch memory it needs, and
+// a launch function taking device pointers and an opaque stream.
+//
+// Adding a kernel: write lib/kernels/<name>.cu defining `const Kernel <name>_kernel`, then add one
+// declaration and one table entry in registry.cpp.
+//
+// Tensor layout (shared with reference/attention.hpp): Q [batch][heads_q][seqlen_q][headdim],
+// K [batch][heads_kv][seqlen_k][headdim], V [batch][heads_kv][seqlen_k][headdim_v],
+// O [batch][heads_q][seqlen_q][headdim_v] in shape.dtype, contiguous; LSE [batch][heads_q]
+// [seqlen_q] float32, natural log. Softmax scale 1/sqrt(headdim); causal is bottom-right aligned;
+// fully masked rows get O = 0 and LSE = -inf.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+
+struct CUstream_st;  // cudaStream_t is `CUstream_st*`; declared here so no CUDA header is needed
+
+namespace fa4::kernels {
+
+using Stream = CUstream_st*;  // nullptr is the default stream
+
+struct DeviceCaps {
+  std::string name;
+  int sm = 0;  // compute capability as major * 10 + minor: 90 for H100/H200
+  int multiprocessors = 0;
+  std::size_t global_memory_bytes = 0;
+  std::size_t l2_bytes = 0;
+};
+
+// Reads the properties of CUDA device `device`; an Error when there is no usable device.
+Result<DeviceCaps> query_device(int device = 0);
+
+struct AttnBuffers {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;
+  void* workspace = nullptr;  // at least workspace_bytes(shape) bytes, 256-byte aligned
+};
+
+struct Kernel {
+  std::string_view name;
+  std::string_view summary;
+  int min_sm;  // oldest compute capability the algorithm needs (major * 10 + minor)
+  // Why `shape` cannot run on `device` (beyond min_sm), or nullopt when it can.
+  std::optional<std::string> (*unsupported_reason)(const AttnShape& shape,
+                                                   const DeviceCaps& device);
+  std::size_t (*workspace_bytes)(const AttnShape& shape);
+  // Enqueues the forward pass on `stream`; launch and library errors come back as values.
+  // Asynchronous: errors inside the kernel surface at the next synchronization.
+  Status (*launch)(const AttnShape& shape, const AttnBuffers& buffers, Stream stream);
+};
+
+std::span<const Kernel* const> all_kernels();
+const Kernel* find_kernel(std::string_view name);  // nullptr when no kernel has that name
+
+// min_sm and the kernel's own check together: nullopt when `kernel` can run `shape` on `device`.
+std::optional<std::string> why_unsupported(const Kernel& kernel, const AttnShape& shape,
+                                           const DeviceCaps& device);
+
+}  // namespace fa4::kernels

@@ -1,0 +1,51 @@
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "exp2_device_probe.hpp"
+#include "gpu_attention.hpp"
+#include "reference/exp2_emulation.hpp"
+
+namespace fa4::gpu_check {
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void software_exp2_kernel(const float* inputs, float* outputs, int count) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < count) outputs[i] = exp2_emulation::software_exp2(inputs[i]);
+}
+
+Status check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return Ok{};
+  return Error{std::string(what) + ": " + cudaGetErrorString(status)};
+}
+
+}  // namespace
+
+Result<std::vector<float>> software_exp2_on_device(const std::vector<float>& inputs) {
+  const int count = int(inputs.size());
+  const std::size_t bytes = inputs.size() * sizeof(float);
+  Result<DeviceBuffer> device_inputs = DeviceBuffer::allocate(bytes);
+  if (!device_inputs) return device_inputs.error();
+  Result<DeviceBuffer> device_outputs = DeviceBuffer::allocate(bytes);
+  if (!device_outputs) return device_outputs.error();
+  if (Status s =
+          check(cudaMemcpy(device_inputs->get(), inputs.data(), bytes, cudaMemcpyHostToDevice),
+                "uploading");
+      !s)
+    return s.error();
+  software_exp2_kernel<<<(count + kThreads - 1) / kThreads, kThreads>>>(
+      static_cast<const float*>(device_inputs->get()), static_cast<float*>(device_outputs->get()),
+      count);
+  if (Status s = check(cudaGetLastError(), "launching the probe"); !s) return s.error();
+  std::vector<float> outputs(inputs.size());
+  if (Status s =
+          check(cudaMemcpy(outputs.data(), device_outputs->get(), bytes, cudaMemcpyDeviceToHost),
+                "downloading");
+      !s)
+    return s.error();
+  return outputs;
+}
+
+}  // namespace fa4::gpu_check

@@ -1,0 +1,195 @@
+#include "gpu_attention.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <utility>
+
+#include "reference/half_float.hpp"
+
+namespace fa4::gpu_check {
+namespace {
+
+constexpr double kErrorFactor = 2.0;
+constexpr double kOutputFloor = 1e-4;
+constexpr double kLseFloor = 1e-4;
+constexpr unsigned char kPoisonByte = 0xff;
+
+Status cuda_check(cudaError_t status, const std::string& what) {
+  if (status == cudaSuccess) return Ok{};
+  return Error{what + ": " + cudaGetErrorString(status)};
+}
+
+std::int64_t o_elements(const AttnShape& s) {
+  return s.batch * s.heads_q * s.seqlen_q * s.headdim_v;
+}
+std::int64_t lse_elements(const AttnShape& s) { return s.batch * s.heads_q * s.seqlen_q; }
+
+Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype) {
+  const std::vector<std::uint16_t> bits = reference::to_bits(values, dtype);
+  Result<DeviceBuffer> buffer = DeviceBuffer::allocate(bits.size() * sizeof(std::uint16_t));
+  if (!buffer) return buffer;
+  if (Status s =
+          cuda_check(cudaMemcpy(buffer->get(), bits.data(), buffer->size(), cudaMemcpyHostToDevice),
+                     "uploading an input");
+      !s)
+    return s.error();
+  return buffer;
+}
+
+}  // namespace
+
+Result<DeviceBuffer> DeviceBuffer::allocate(std::size_t bytes) {
+  DeviceBuffer buffer;
+  if (bytes == 0) return buffer;
+  if (Status s = cuda_check(cudaMalloc(&buffer.pointer_, bytes),
+                            "allocating " + std::to_string(bytes) + " bytes of device memory");
+      !s)
+    return s.error();
+  buffer.bytes_ = bytes;
+  return buffer;
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : pointer_(std::exchange(other.pointer_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (pointer_) cudaFree(pointer_);
+    pointer_ = std::exchange(other.pointer_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (pointer_) cudaFree(pointer_);
+}
+
+Result<DeviceProblem> DeviceProblem::upload(const reference::AttnInputs& in,
+                                            std::size_t workspace_bytes) {
+  DeviceProblem problem;
+  const AttnShape& s = in.shape;
+  auto q = upload_16_bit(in.q, s.dtype);
+  if (!q) return q.error();
+  auto k = upload_16_bit(in.k, s.dtype);
+  if (!k) return k.error();
+  auto v = upload_16_bit(in.v, s.dtype);
+  if (!v) return v.error();
+  auto o = DeviceBuffer::allocate(std::size_t(o_elements(s)) * sizeof(std::uint16_t));
+  if (!o) return o.error();
+  auto lse = DeviceBuffer::allocate(std::size_t(lse_elements(s)) * sizeof(float));
+  if (!lse) return lse.error();
+  auto workspace = DeviceBuffer::allocate(workspace_bytes);
+  if (!workspace) return workspace.error();
+  problem.q = std::move(*q);
+  problem.k = std::move(*k);
+  problem.v = std::move(*v);
+  problem.o = std::move(*o);
+  problem.lse = std::move(*lse);
+  problem.workspace = std::move(*workspace);
+  return problem;
+}
+
+kernels::AttnBuffers DeviceProblem::buffers() const {
+  return kernels::AttnBuffers{.q = q.get(),
+                              .k = k.get(),
+                              .v = v.get(),
+                              .o = o.get(),
+                              .lse = static_cast<float*>(lse.get()),
+                              .workspace = workspace.get()};
+}
+
+Status DeviceProblem::poison_outputs() const {
+  if (Status s = cuda_check(cudaMemset(o.get(), kPoisonByte, o.size()), "poisoning O"); !s)
+    return s;
+  return cuda_check(cudaMemset(lse.get(), kPoisonByte, lse.size()), "poisoning LSE");
+}
+
+Result<HostOutputs> fetch_outputs(const DeviceProblem& problem, const AttnShape& shape) {
+  if (Status s = cuda_check(cudaDeviceSynchronize(), "running the kernel"); !s) return s.error();
+  std::vector<std::uint16_t> o_bits(std::size_t(o_elements(shape)));
+  HostOutputs out;
+  out.lse.resize(std::size_t(lse_elements(shape)));
+  if (Status s =
+          cuda_check(cudaMemcpy(o_bits.data(), problem.o.get(),
+                                o_bits.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost),
+                     "downloading O");
+      !s)
+    return s.error();
+  if (Status s = cuda_check(cudaMemcpy(out.lse.data(), problem.lse.get(),
+                                       out.lse.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                            "downloading LSE");
+      !s)
+    return s.error();
+  out.o = reference::from_bits(o_bits, shape.dtype);
+  return out;
+}
+
+std::vector<reference::RowId> sample_rows(const AttnShape& s, std::size_t max_rows,
+                                          std::uint64_t seed) {
+  std::vector<reference::RowId> rows;
+  if (std::size_t(lse_elements(s)) <= max_rows) {
+    for (std::int64_t b = 0; b < s.batch; ++b)
+      for (std::int64_t h = 0; h < s.heads_q; ++h)
+        for (std::int64_t i = 0; i < s.seqlen_q; ++i) rows.push_back({b, h, i});
+    return rows;
+  }
+  const std::int64_t first_unmasked =
+      s.causal ? std::max<std::int64_t>(0, s.seqlen_q - s.seqlen_k) : 0;
+  for (std::int64_t h = 0; h < s.heads_q; ++h) {
+    rows.push_back({0, h, 0});
+    rows.push_back({0, h, s.seqlen_q - 1});
+    if (first_unmasked > 0) {
+      rows.push_back({0, h, first_unmasked - 1});
+      rows.push_back({0, h, first_unmasked});
+    }
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> batch(0, s.batch - 1), head(0, s.heads_q - 1),
+      row(0, s.seqlen_q - 1);
+  while (rows.size() < max_rows) rows.push_back({batch(rng), head(rng), row(rng)});
+  return rows;
+}
+
+double CheckResult::o_tolerance() const { return kErrorFactor * plain.o + kOutputFloor; }
+double CheckResult::lse_tolerance() const { return kErrorFactor * plain.lse + kLseFloor; }
+
+bool CheckResult::passed() const {
+  return nan_outputs == 0 && kernel.o <= o_tolerance() && kernel.lse <= lse_tolerance();
+}
+
+std::string CheckResult::summary() const {
+  std::ostringstream text;
+  text << (passed() ? "ok" : "FAILED") << ": " << rows_checked << " rows, O error " << kernel.o
+       << " (tolerance " << o_tolerance() << ", plain " << plain.o << "), LSE error " << kernel.lse
+       << " (tolerance " << lse_tolerance() << ", plain " << plain.lse << "), NaN outputs "
+       << nan_outputs;
+  return text.str();
+}
+
+CheckResult check_against_oracle(const reference::AttnInputs& in, const HostOutputs& out,
+                                 const std::vector<reference::RowId>& rows) {
+  const AttnShape& s = in.shape;
+  CheckResult result;
+  result.nan_outputs =
+      std::count_if(out.o.begin(), out.o.end(), [](float x) { return std::isnan(x); }) +
+      std::count_if(out.lse.begin(), out.lse.end(), [](float x) { return std::isnan(x); });
+  for (const reference::RowId& id : rows) {
+    const std::int64_t row_index = (id.batch * s.heads_q + id.head) * s.seqlen_q + id.row;
+    reference::RowResult kernel_row;
+    kernel_row.o.assign(out.o.begin() + row_index * s.headdim_v,
+                        out.o.begin() + (row_index + 1) * s.headdim_v);
+    kernel_row.lse = out.lse[std::size_t(row_index)];
+    const reference::RowResult oracle = reference::oracle_row(in, id);
+    result.kernel.add(kernel_row, oracle);
+    result.plain.add(reference::low_precision_row(in, id), oracle);
+  }
+  result.rows_checked = rows.size();
+  return result;
+}
+
+}  // namespace fa4::gpu_check

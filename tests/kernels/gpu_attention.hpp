@@ -1,0 +1,77 @@
+// Host helpers for running registered kernels on reference inputs and checking them against the
+// CPU oracle: device buffers, upload with poisoned outputs, row sampling, tolerances. Shared by the
+// GPU tests and kernel_timing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/registry.hpp"
+#include "reference/attention.hpp"
+
+namespace fa4::gpu_check {
+
+// Owns one cudaMalloc allocation.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  static Result<DeviceBuffer> allocate(std::size_t bytes);
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  void* get() const { return pointer_; }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  void* pointer_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// One problem on the device: Q, K, V as 16-bit patterns; O, LSE and the kernel's workspace.
+struct DeviceProblem {
+  DeviceBuffer q, k, v, o, lse, workspace;
+
+  // Allocates for `in.shape` (plus workspace_bytes), uploads Q, K, V.
+  static Result<DeviceProblem> upload(const reference::AttnInputs& in, std::size_t workspace_bytes);
+  kernels::AttnBuffers buffers() const;
+  // Fills O and LSE with 0xFF bytes: NaN in bf16, fp16 and float32, so unwritten outputs fail.
+  Status poison_outputs() const;
+};
+
+struct HostOutputs {
+  std::vector<float> o;    // O converted to float
+  std::vector<float> lse;  // natural log
+};
+Result<HostOutputs> fetch_outputs(const DeviceProblem& problem, const AttnShape& shape);
+
+// Rows to check: all of them when there are at most `max_rows`, else the first and last row of
+// every head of batch 0, the first rows with a visible key (causal, seqlen_q > seqlen_k), and
+// random rows up to `max_rows`.
+std::vector<reference::RowId> sample_rows(const AttnShape& shape, std::size_t max_rows,
+                                          std::uint64_t seed);
+
+// The kernel's worst O and LSE errors against the float64 oracle on the sampled rows, next to a
+// plain computation in the input dtype (reference::low_precision_row) on the same rows. Passing
+// needs: no NaN anywhere in O or LSE (every element written), and each error at most twice the
+// plain computation's plus a floor (FlashAttention-3's rule; the floor covers rows where the plain
+// computation is exact, e.g. a single visible key, while the GPU still rounds in float32).
+struct CheckResult {
+  reference::ErrorSummary kernel;
+  reference::ErrorSummary plain;
+  std::int64_t nan_outputs = 0;
+  std::size_t rows_checked = 0;
+  double o_tolerance() const;
+  double lse_tolerance() const;
+  bool passed() const;
+  std::string summary() const;
+};
+CheckResult check_against_oracle(const reference::AttnInputs& in, const HostOutputs& out,
+                                 const std::vector<reference::RowId>& rows);
+
+}  // namespace fa4::gpu_check

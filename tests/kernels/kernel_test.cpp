@@ -1,0 +1,118 @@
+// Every registered kernel against the CPU float64 oracle on fresh random inputs, over a grid of
+// shapes that includes the awkward ones. Outputs are poisoned (NaN) first; NaN never passes.
+// Without a CUDA device each test skips; a kernel that does not support a shape skips with its
+// reason.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gpu_attention.hpp"
+#include "kernels/registry.hpp"
+#include "reference/attention.hpp"
+
+namespace fa4::gpu_check {
+namespace {
+
+constexpr std::size_t kMaxCheckedRows = 256;
+
+struct ShapeCase {
+  std::string name;
+  AttnShape shape;
+};
+
+AttnShape shape_of(std::int64_t batch, std::int64_t heads_q, std::int64_t heads_kv,
+                   std::int64_t seqlen_q, std::int64_t seqlen_k, std::int64_t headdim, bool causal,
+                   Dtype dtype, std::int64_t headdim_v = 0) {
+  return AttnShape{.batch = batch,
+                   .heads_q = heads_q,
+                   .heads_kv = heads_kv,
+                   .seqlen_q = seqlen_q,
+                   .seqlen_k = seqlen_k,
+                   .headdim = headdim,
+                   .headdim_v = headdim_v ? headdim_v : headdim,
+                   .causal = causal,
+                   .dtype = dtype};
+}
+
+std::vector<ShapeCase> shape_cases() {
+  std::vector<ShapeCase> cases;
+  for (Dtype dtype : {Dtype::bf16, Dtype::fp16}) {
+    const std::string type(to_string(dtype));
+    for (std::int64_t d : {64, 128, 256})
+      for (bool causal : {false, true})
+        cases.push_back({std::string("d")
+                                 .append(std::to_string(d))
+                                 .append(causal ? "_s1000_causal_" : "_s1000_") +
+                             type,
+                         shape_of(2, 4, 4, 1000, 1000, d, causal, dtype)});
+    cases.push_back({"gqa16to2_s100_" + type, shape_of(1, 16, 2, 100, 100, 128, false, dtype)});
+    cases.push_back(
+        {"gqa16to2_s100_causal_" + type, shape_of(1, 16, 2, 100, 100, 128, true, dtype)});
+    cases.push_back(
+        {"mqa16to1_s1000_causal_" + type, shape_of(1, 16, 1, 1000, 1000, 64, true, dtype)});
+    cases.push_back({"s1_" + type, shape_of(2, 4, 4, 1, 1, 128, false, dtype)});
+    cases.push_back({"s1_causal_" + type, shape_of(2, 4, 4, 1, 1, 256, true, dtype)});
+    cases.push_back({"q1_k1000_causal_" + type, shape_of(2, 4, 2, 1, 1000, 128, true, dtype)});
+    cases.push_back({"q100_k1000_causal_" + type, shape_of(1, 4, 4, 100, 1000, 64, true, dtype)});
+    cases.push_back({"q1000_k100_causal_" + type, shape_of(1, 4, 4, 1000, 100, 128, true, dtype)});
+    cases.push_back({"q1000_k100_" + type, shape_of(1, 4, 4, 1000, 100, 256, false, dtype)});
+    cases.push_back({"q300_k2000_" + type, shape_of(1, 4, 1, 300, 2000, 128, false, dtype)});
+    cases.push_back({"s4096_causal_" + type, shape_of(1, 2, 2, 4096, 4096, 128, true, dtype)});
+    cases.push_back({"d128_dv64_" + type, shape_of(1, 4, 2, 200, 300, 128, false, dtype, 64)});
+  }
+  return cases;
+}
+
+using KernelCase = std::tuple<const kernels::Kernel*, ShapeCase>;
+
+class KernelMatchesOracle : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(KernelMatchesOracle, OnRandomInputs) {
+  const Result<kernels::DeviceCaps> device = kernels::query_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  const auto& [kernel, shape_case] = GetParam();
+  const AttnShape& shape = shape_case.shape;
+  if (auto reason = kernels::why_unsupported(*kernel, shape, *device)) GTEST_SKIP() << *reason;
+
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(shape));
+  const reference::AttnInputs in = reference::random_inputs(shape, seed);
+  Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel->workspace_bytes(shape));
+  ASSERT_TRUE(problem.ok()) << problem.error().message;
+  ASSERT_TRUE(problem->poison_outputs().ok());
+  const Status launched = kernel->launch(shape, problem->buffers(), nullptr);
+  ASSERT_TRUE(launched.ok()) << launched.error().message;
+  const Result<HostOutputs> out = fetch_outputs(*problem, shape);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+
+  const CheckResult check =
+      check_against_oracle(in, *out, sample_rows(shape, kMaxCheckedRows, seed));
+  EXPECT_TRUE(check.passed()) << check.summary();
+}
+
+std::vector<KernelCase> kernel_cases() {
+  std::vector<KernelCase> cases;
+  for (const kernels::Kernel* kernel : kernels::all_kernels())
+    for (const ShapeCase& shape_case : shape_cases()) cases.emplace_back(kernel, shape_case);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, KernelMatchesOracle, ::testing::ValuesIn(kernel_cases()),
+                         [](const ::testing::TestParamInfo<KernelCase>& info) {
+                           return std::string(std::get<0>(info.param)->name) + "_" +
+                                  std::get<1>(info.param).name;
+                         });
+
+TEST(Registry, NamesAreUniqueAndFindable) {
+  for (const kernels::Kernel* kernel : kernels::all_kernels()) {
+    EXPECT_EQ(kernels::find_kernel(kernel->name), kernel);
+    EXPECT_FALSE(kernel->summary.empty());
+  }
+  EXPECT_EQ(kernels::find_kernel("no-such-kernel"), nullptr);
+}
+
+}  // namespace
+}  // namespace fa4::gpu_check

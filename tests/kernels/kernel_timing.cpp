@@ -1,0 +1,325 @@
+// kernel_timing: times registered kernels for iterating on them (the real harness and
+// `fa4-analyze bench` come later). For each kernel and shape: check the output against the CPU
+// oracle on sampled rows (a failing kernel is not timed), then warm up, then N samples, each after
+// an L2 flush, timed with CUDA events around the launch alone; print median, min and max. The
+// same run measures two ceilings: a cuBLAS bf16 8192^3 GEMM and a device-to-device copy.
+//
+// Shapes follow the FA papers: `--tokens` total (batch = tokens / seqlen), heads = hidden /
+// headdim. FLOPs = 4 * b * h * s^2 * d, halved when causal (core/shape.hpp).
+//
+//   kernel_timing [--kernels fa2,naive] [--headdim 128] [--seqlens 4096,8192,16384]
+//                 [--causal both|0|1] [--dtype bf16|fp16] [--tokens 16384] [--hidden 2048]
+//                 [--samples 30] [--warmup 5] [--csv FILE] [--no-ceilings]
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_attention.hpp"
+#include "kernels/registry.hpp"
+#include "reference/attention.hpp"
+#include "reference/half_float.hpp"
+
+namespace fa4::gpu_check {
+namespace {
+
+constexpr std::size_t kCheckedRows = 48;
+constexpr std::size_t kMinFlushBytes = std::size_t{256} << 20;
+constexpr int kGemmCeilingSize = 8192;
+constexpr std::size_t kCopyCeilingBytes = std::size_t{2} << 30;
+
+struct Options {
+  std::vector<std::string> kernels;
+  std::int64_t headdim = 128;
+  std::vector<std::int64_t> seqlens{4096, 8192, 16384};
+  std::vector<bool> causal{false, true};
+  Dtype dtype = Dtype::bf16;
+  std::int64_t tokens = 16384;
+  std::int64_t hidden = 2048;
+  int samples = 30;
+  int warmup = 5;
+  std::string csv;
+  bool ceilings = true;
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+Result<Options> parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--no-ceilings") {
+      o.ceilings = false;
+      continue;
+    }
+    if (i + 1 >= argc) return Error{"option " + flag + " needs a value"};
+    const std::string value = argv[++i];
+    try {
+      if (flag == "--kernels")
+        o.kernels = split(value);
+      else if (flag == "--headdim")
+        o.headdim = std::stoll(value);
+      else if (flag == "--seqlens") {
+        o.seqlens.clear();
+        for (const std::string& s : split(value)) o.seqlens.push_back(std::stoll(s));
+      } else if (flag == "--causal") {
+        if (value == "both")
+          o.causal = {false, true};
+        else if (value == "0" || value == "1")
+          o.causal = {value == "1"};
+        else
+          return Error{"--causal takes both, 0 or 1, not " + value};
+      } else if (flag == "--dtype") {
+        Result<Dtype> dtype = parse_dtype(value);
+        if (!dtype) return dtype.error();
+        o.dtype = *dtype;
+      } else if (flag == "--tokens")
+        o.tokens = std::stoll(value);
+      else if (flag == "--hidden")
+        o.hidden = std::stoll(value);
+      else if (flag == "--samples")
+        o.samples = std::stoi(value);
+      else if (flag == "--warmup")
+        o.warmup = std::stoi(value);
+      else if (flag == "--csv")
+        o.csv = value;
+      else
+        return Error{"unknown option " + flag + "; see the usage at the top of kernel_timing.cpp"};
+    } catch (const std::exception&) {
+      return Error{"option " + flag + " needs a number, not '" + value + "'"};
+    }
+  }
+  if (o.samples < 1) return Error{"--samples must be at least 1"};
+  return o;
+}
+
+Status cuda_check(cudaError_t status, const std::string& what) {
+  if (status == cudaSuccess) return Ok{};
+  return Error{what + ": " + cudaGetErrorString(status)};
+}
+
+struct Samples {
+  std::vector<float> ms;
+  float median() const {
+    std::vector<float> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    return n % 2 ? sorted[n / 2] : 0.5f * (sorted[n / 2 - 1] + sorted[n / 2]);
+  }
+  float min() const { return *std::min_element(ms.begin(), ms.end()); }
+  float max() const { return *std::max_element(ms.begin(), ms.end()); }
+};
+
+// Times `work` (which enqueues on the default stream): warm-up, then per sample an L2 flush
+// (memset of a buffer larger than L2) outside the timed region and events around `work`.
+template <class Work>
+Result<Samples> time_samples(Work work, const DeviceBuffer& flush, int warmup, int samples) {
+  for (int i = 0; i < warmup; ++i)
+    if (Status s = work(); !s) return s.error();
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  Samples result;
+  Status status = Ok{};
+  for (int i = 0; i < samples && status; ++i) {
+    status = cuda_check(cudaMemsetAsync(flush.get(), i & 0xff, flush.size()), "flushing L2");
+    if (status) status = cuda_check(cudaEventRecord(start), "recording an event");
+    if (status) status = work();
+    if (status) status = cuda_check(cudaEventRecord(stop), "recording an event");
+    if (status) status = cuda_check(cudaEventSynchronize(stop), "running the timed work");
+    float ms = 0.0f;
+    if (status) status = cuda_check(cudaEventElapsedTime(&ms, start, stop), "reading events");
+    result.ms.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (!status) return status.error();
+  return result;
+}
+
+Status print_ceilings(const DeviceBuffer& flush, const Options& o, std::ostream& csv) {
+  // bf16 GEMM on random data (never zeros: zeros run faster than real data).
+  const std::size_t n = kGemmCeilingSize;
+  std::vector<std::uint16_t> matrix(n * n);
+  std::minstd_rand rng(1234);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (std::uint16_t& x : matrix) x = reference::float_to_bf16_bits(uniform(rng));
+  Result<DeviceBuffer> a = DeviceBuffer::allocate(n * n * sizeof(std::uint16_t));
+  if (!a) return a.error();
+  Result<DeviceBuffer> b = DeviceBuffer::allocate(n * n * sizeof(std::uint16_t));
+  if (!b) return b.error();
+  Result<DeviceBuffer> c = DeviceBuffer::allocate(n * n * sizeof(std::uint16_t));
+  if (!c) return c.error();
+  for (const DeviceBuffer* operand : {&*a, &*b})
+    if (Status s = cuda_check(
+            cudaMemcpy(operand->get(), matrix.data(), operand->size(), cudaMemcpyHostToDevice),
+            "uploading GEMM operands");
+        !s)
+      return s;
+  cublasHandle_t handle;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return Error{"cannot create a cuBLAS handle"};
+  const float one = 1.0f, zero = 0.0f;
+  auto gemm = [&]() -> Status {
+    const cublasStatus_t s =
+        cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &one, a->get(),
+                     CUDA_R_16BF, int(n), b->get(), CUDA_R_16BF, int(n), &zero, c->get(),
+                     CUDA_R_16BF, int(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (s != CUBLAS_STATUS_SUCCESS)
+      return Error{std::string("cuBLAS GEMM: ") + cublasGetStatusString(s)};
+    return Ok{};
+  };
+  Result<Samples> gemm_time = time_samples(gemm, flush, o.warmup, o.samples);
+  cublasDestroy(handle);
+  if (!gemm_time) return gemm_time.error();
+  const double gemm_tflops =
+      2.0 * double(n) * double(n) * double(n) / (gemm_time->median() * 1e-3) / 1e12;
+  std::printf("ceiling  cublas_bf16_gemm_8192^3  median %.3f ms  %.0f TFLOP/s\n",
+              gemm_time->median(), gemm_tflops);
+  csv << "ceiling,cublas_bf16_gemm_8192,,," << gemm_time->median() << "," << gemm_time->min() << ","
+      << gemm_time->max() << "," << gemm_tflops << ",\n";
+
+  Result<DeviceBuffer> source = DeviceBuffer::allocate(kCopyCeilingBytes);
+  if (!source) return source.error();
+  Result<DeviceBuffer> target = DeviceBuffer::allocate(kCopyCeilingBytes);
+  if (!target) return target.error();
+  if (Status s =
+          cuda_check(cudaMemset(source->get(), 0x3c, kCopyCeilingBytes), "filling the copy source");
+      !s)
+    return s;
+  auto copy = [&]() {
+    return cuda_check(
+        cudaMemcpyAsync(target->get(), source->get(), kCopyCeilingBytes, cudaMemcpyDeviceToDevice),
+        "device copy");
+  };
+  Result<Samples> copy_time = time_samples(copy, flush, o.warmup, o.samples);
+  if (!copy_time) return copy_time.error();
+  const double tb_per_s = 2.0 * double(kCopyCeilingBytes) / (copy_time->median() * 1e-3) / 1e12;
+  std::printf("ceiling  device_copy_2GiB (read+write)  median %.3f ms  %.2f TB/s\n",
+              copy_time->median(), tb_per_s);
+  csv << "ceiling,device_copy_2GiB,,," << copy_time->median() << "," << copy_time->min() << ","
+      << copy_time->max() << ",," << tb_per_s << "\n";
+  return Ok{};
+}
+
+Status run(const Options& o) {
+  Result<kernels::DeviceCaps> device = kernels::query_device();
+  if (!device) return device.error();
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  std::printf("device %s (sm_%d, %d SMs, %.1f GiB, L2 %.0f MiB), driver API %d\n",
+              device->name.c_str(), device->sm, device->multiprocessors,
+              double(device->global_memory_bytes) / (1 << 30), double(device->l2_bytes) / (1 << 20),
+              driver);
+  std::ofstream csv_file;
+  std::ostringstream csv;
+  csv << "kernel,shape,causal,seqlen,median_ms,min_ms,max_ms,tflops,tb_per_s_or_check\n";
+
+  Result<DeviceBuffer> flush =
+      DeviceBuffer::allocate(std::max(kMinFlushBytes, 2 * device->l2_bytes));
+  if (!flush) return flush.error();
+  if (o.ceilings)
+    if (Status s = print_ceilings(*flush, o, csv); !s) return s;
+
+  std::vector<const kernels::Kernel*> selected;
+  for (const kernels::Kernel* k : kernels::all_kernels())
+    if (o.kernels.empty() ||
+        std::find(o.kernels.begin(), o.kernels.end(), std::string(k->name)) != o.kernels.end())
+      selected.push_back(k);
+  if (selected.empty()) return Error{"no registered kernel matches --kernels"};
+
+  const std::uint64_t seed = std::random_device{}();
+  std::printf("inputs: normal(0, 1) rounded to %s, seed %llu\n",
+              std::string(to_string(o.dtype)).c_str(), static_cast<unsigned long long>(seed));
+  std::printf("%-8s %-34s %10s %10s %10s %9s  %s\n", "kernel", "shape", "median_ms", "min_ms",
+              "max_ms", "TFLOP/s", "check");
+  // Every shape holds tokens * hidden elements per tensor: one set of inputs serves them all.
+  auto shape_for = [&](std::int64_t seqlen) {
+    return AttnShape{.batch = o.tokens / seqlen,
+                     .heads_q = o.hidden / o.headdim,
+                     .heads_kv = o.hidden / o.headdim,
+                     .seqlen_q = seqlen,
+                     .seqlen_k = seqlen,
+                     .headdim = o.headdim,
+                     .headdim_v = o.headdim,
+                     .causal = false,
+                     .dtype = o.dtype};
+  };
+  for (std::int64_t seqlen : o.seqlens)
+    if (seqlen <= 0 || o.tokens % seqlen != 0 || o.hidden % o.headdim != 0)
+      return Error{"--tokens must be a multiple of each seqlen and --hidden of --headdim"};
+  reference::AttnInputs in = reference::random_inputs(shape_for(o.seqlens.front()), seed);
+  for (std::int64_t seqlen : o.seqlens) {
+    const AttnShape base = shape_for(seqlen);
+    for (const kernels::Kernel* kernel : selected) {
+      Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel->workspace_bytes(base));
+      if (!problem) return problem.error();
+      for (bool causal : o.causal) {
+        AttnShape shape = base;
+        shape.causal = causal;
+        in.shape = shape;
+        const std::string name = describe(shape);
+        if (auto reason = kernels::why_unsupported(*kernel, shape, *device)) {
+          std::printf("%-8s %-34s skipped: %s\n", std::string(kernel->name).c_str(), name.c_str(),
+                      reason->c_str());
+          continue;
+        }
+        if (Status s = problem->poison_outputs(); !s) return s;
+        if (Status s = kernel->launch(shape, problem->buffers(), nullptr); !s) return s;
+        Result<HostOutputs> out = fetch_outputs(*problem, shape);
+        if (!out) return out.error();
+        const CheckResult check =
+            check_against_oracle(in, *out, sample_rows(shape, kCheckedRows, seed));
+        if (!check.passed()) {
+          std::printf("%-8s %-34s not timed: %s\n", std::string(kernel->name).c_str(), name.c_str(),
+                      check.summary().c_str());
+          csv << kernel->name << "," << name << "," << causal << "," << seqlen
+              << ",,,,,check failed\n";
+          continue;
+        }
+        auto launch = [&]() { return kernel->launch(shape, problem->buffers(), nullptr); };
+        Result<Samples> t = time_samples(launch, *flush, o.warmup, o.samples);
+        if (!t) return t.error();
+        const double tflops = attention_flops(shape, Pass::fwd) / (t->median() * 1e-3) / 1e12;
+        std::printf("%-8s %-34s %10.3f %10.3f %10.3f %9.1f  O err %.2e (tol %.2e)\n",
+                    std::string(kernel->name).c_str(), name.c_str(), t->median(), t->min(),
+                    t->max(), tflops, check.kernel.o, check.o_tolerance());
+        csv << kernel->name << "," << name << "," << causal << "," << seqlen << "," << t->median()
+            << "," << t->min() << "," << t->max() << "," << tflops << ",ok\n";
+      }
+    }
+  }
+  if (!o.csv.empty()) {
+    csv_file.open(o.csv);
+    if (!csv_file)
+      return Error{"cannot write " + o.csv + ": check the folder exists and is writable"};
+    csv_file << csv.str();
+  }
+  return Ok{};
+}
+
+}  // namespace
+}  // namespace fa4::gpu_check
+
+int main(int argc, char** argv) {
+  const fa4::Result<fa4::gpu_check::Options> options = fa4::gpu_check::parse(argc, argv);
+  const fa4::Status status = options ? fa4::gpu_check::run(*options) : fa4::Status(options.error());
+  if (!status) {
+    std::fprintf(stderr, "error: %s\n", status.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
