@@ -1,0 +1,42 @@
+// fa4-analyze query "SQL": one read-only statement on the results database, printed as an
+// aligned table, CSV or JSON. Writes are refused; SCHEMA.md in lib/store lists the tables.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "context.hpp"
+#include "store/store.hpp"
+#include "store/table_format.hpp"
+#include "user_error.hpp"
+
+namespace fa4::app {
+namespace {
+
+struct QueryOptions {
+  std::string sql;
+  std::string format = "table";
+};
+
+void run_query(const Context& ctx, const QueryOptions& o) {
+  const store::TableFormat format = take(store::parse_table_format(o.format));
+  const auto db = take(store::Store::open(ctx.db_path, {.create = false}));
+  fmt::print("{}", store::format_table(take(db.query(o.sql)), format));
+}
+
+void setup(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<QueryOptions>();
+  CLI::App* c =
+      app.add_subcommand("query",
+                         "Run one read-only SQL statement on the results database (tables: runs, "
+                         "predictions, measurements, published; views: v_predictions, "
+                         "v_latest_predictions, v_measurements, v_runs)");
+  c->add_option("sql", o->sql, "The statement, e.g. \"SELECT * FROM v_runs\"")->required();
+  c->add_option("--format", o->format, "table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  c->callback([&ctx, o] { run_query(ctx, *o); });
+}
+
+const SubcommandRegistration registration{40, setup};
+
+}  // namespace
+}  // namespace fa4::app

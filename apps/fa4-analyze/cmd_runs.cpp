@@ -1,0 +1,37 @@
+// fa4-analyze runs: every recorded run, oldest first, with its counts of predictions and
+// measurements.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "context.hpp"
+#include "store/store.hpp"
+#include "store/table_format.hpp"
+#include "user_error.hpp"
+
+namespace fa4::app {
+namespace {
+
+struct RunsOptions {
+  bool json = false;
+};
+
+void run_runs(const Context& ctx, const RunsOptions& o) {
+  const auto db = take(store::Store::open(ctx.db_path, {.create = false}));
+  const store::Table runs = store::to_table(take(db.list_runs()));
+  fmt::print("{}", o.json ? store::format_json(runs) : store::format_text(runs));
+}
+
+void setup(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<RunsOptions>();
+  CLI::App* c = app.add_subcommand("runs",
+                                   "List the recorded runs with their counts of "
+                                   "predictions and measurements");
+  c->add_flag("--json", o->json, "Print a JSON array of runs");
+  c->callback([&ctx, o] { run_runs(ctx, *o); });
+}
+
+const SubcommandRegistration registration{50, setup};
+
+}  // namespace
+}  // namespace fa4::app

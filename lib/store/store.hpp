@@ -1,0 +1,136 @@
+// The SQLite results database: runs, the model's predictions, measurements and published
+// figures (schema: SCHEMA.md beside this file). One Store is one connection; every recorded
+// batch is one transaction, so a failure leaves nothing half-written.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "model/model.hpp"
+#include "store/sqlite.hpp"
+#include "store/table.hpp"
+
+namespace fa4::store {
+
+enum class RunKind { predict, bench, import };
+std::string_view to_string(RunKind kind);
+
+// What begin_run records; the store stamps started_at (UTC) itself. Empty strings are stored as
+// NULL (not applicable or unknown).
+struct RunInfo {
+  RunKind kind = RunKind::predict;
+  std::string revision;  // git describe --always --dirty, or a sha
+  std::string host;
+  std::string command_line;
+  std::string device;  // CUDA device name (bench) or hardware model id (predict)
+  std::string driver;
+  std::string cuda_version;
+  std::string notes;
+};
+
+struct RunRow {
+  std::int64_t id = 0;
+  std::string started_at;  // UTC, ISO-8601: 2025-01-31T12:00:00Z
+  std::string kind;
+  std::string revision;
+  std::string host;
+  std::string command_line;
+  std::string device;
+  std::string driver;
+  std::string cuda_version;
+  std::string notes;
+  std::int64_t predictions = 0;
+  std::int64_t measurements = 0;
+};
+
+// One figure from a paper or a vendor. Recording the same (source, gpu, kernel, shape, pass)
+// again replaces its citation, tflops and notes.
+struct PublishedFigure {
+  std::string source;    // short tag: "fa4-paper"
+  std::string citation;  // where exactly: "FlashAttention-4 paper, Figure 5"
+  std::string gpu;       // hardware model id: "b200"
+  std::string kernel;    // "fa4", "cudnn", ...
+  AttnShape shape;
+  Pass pass = Pass::fwd;
+  double tflops = 0;
+  std::string notes;
+};
+
+// A prediction as a report shows it: the latest one for its (gpu, algorithm, pass, shape).
+struct ReportRow {
+  struct Cycles {  // per tile, per unit
+    double mma = 0, exp_mufu = 0, exp_fma = 0, fma = 0, smem = 0, tmem = 0, hbm = 0;
+  };
+  std::int64_t run_id = 0;
+  std::int64_t prediction_id = 0;
+  std::string started_at;  // of the run
+  std::string revision;    // of the run
+  std::string gpu;
+  model::Algorithm algorithm = model::Algorithm::fa4;
+  Pass pass = Pass::fwd;
+  AttnShape shape;
+  model::Tile tile;
+  double exp_emulation = 0;
+  bool conditional_rescale = false;
+  bool two_cta = false;
+  Cycles cycles;
+  std::string tile_bottleneck;  // model::to_string(Unit)
+  double tile_time_cycles = 0;
+  double time_s = 0;
+  double flops = 0;
+  double tflops = 0;
+  double fraction_of_peak = 0;
+  std::string bottleneck;  // model::to_string(Unit)
+  std::string model_version;
+};
+
+struct OpenOptions {
+  // false: refuse a missing file ("run 'fa4-analyze predict' first") instead of creating it.
+  bool create = true;
+  // How long to wait for another process that holds the database's lock.
+  std::chrono::milliseconds busy_timeout{5000};
+};
+
+class Store {
+ public:
+  // Opens `path` (":memory:" for a private in-memory database): creates a new database, or opens
+  // an fa4-analyze database and migrates it to the latest schema. Refuses, without modifying the
+  // file, anything else: a file that is not SQLite, an SQLite database of another program, a
+  // database of a newer schema, a read-only file or folder, a database locked by another process.
+  static Result<Store> open(const std::string& path, const OpenOptions& options = {});
+
+  const std::string& path() const { return path_; }
+
+  // Starts a run (a rerun is a new run); returns its id.
+  Result<std::int64_t> begin_run(const RunInfo& info);
+  // Records the predictions of a run, with their factors: all of them or, on any error, none.
+  Status record_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
+  // Records published figures, replacing earlier copies of the same figure: all or none.
+  Status record_published(const std::vector<PublishedFigure>& figures);
+
+  // Every run, oldest first, with its counts of predictions and measurements.
+  Result<std::vector<RunRow>> list_runs() const;
+  // Runs one read-only statement that returns rows. Statements that would write (DROP, INSERT,
+  // ...) or change the connection (BEGIN, ATTACH, PRAGMA x = y) are refused.
+  Result<Table> query(std::string_view sql) const;
+  // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
+  // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
+  Result<std::vector<ReportRow>> predictions_for_report() const;
+
+ private:
+  Store(std::string path, Db db) : path_(std::move(path)), db_(std::move(db)) {}
+  Status check_run_exists(std::int64_t run_id) const;
+
+  std::string path_;
+  Db db_;
+};
+
+// The runs as a table, one column per RunRow field (command_line last, being the widest).
+Table to_table(const std::vector<RunRow>& runs);
+
+}  // namespace fa4::store

@@ -1,0 +1,180 @@
+// Reading: the runs list, read-only SQL queries and the predictions a report shows.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "store/problem_columns.hpp"
+#include "store/store.hpp"
+
+namespace fa4::store {
+namespace {
+
+std::string blob_literal(const Statement& statement, int column) {
+  const auto* bytes =
+      static_cast<const unsigned char*>(sqlite3_column_blob(statement.handle(), column));
+  const int size = sqlite3_column_bytes(statement.handle(), column);
+  std::string text = "x'";
+  for (int i = 0; i < size; ++i) text += fmt::format("{:02x}", bytes[i]);
+  return text + "'";
+}
+
+Value read_value(const Statement& statement, int column) {
+  switch (statement.column_type(column)) {
+    case SQLITE_NULL:
+      return std::monostate{};
+    case SQLITE_INTEGER:
+      return statement.column_int(column);
+    case SQLITE_FLOAT:
+      return statement.column_double(column);
+    case SQLITE_BLOB:
+      return blob_literal(statement, column);
+    default:
+      return statement.column_text(column);
+  }
+}
+
+// PRAGMA query_only for as long as it lives: the connection refuses to write.
+class QueryOnly {
+ public:
+  explicit QueryOnly(sqlite3* db) : db_(db) {}
+  QueryOnly(const QueryOnly&) = delete;
+  QueryOnly& operator=(const QueryOnly&) = delete;
+  Status enable() { return exec(db_, "PRAGMA query_only = 1"); }
+  ~QueryOnly() { sqlite3_exec(db_, "PRAGMA query_only = 0", nullptr, nullptr, nullptr); }
+
+ private:
+  sqlite3* db_;
+};
+
+constexpr std::string_view kReportColumns =
+    "run_id, id, started_at, revision, gpu, algorithm, tile_m, tile_n, exp_emulation, "
+    "conditional_rescale, two_cta, cycles_mma, cycles_exp_mufu, cycles_exp_fma, cycles_fma, "
+    "cycles_smem, cycles_tmem, cycles_hbm, tile_bottleneck, tile_time_cycles, time_s, flops, "
+    "tflops, fraction_of_peak, bottleneck, model_version";
+constexpr int kReportColumnCount = 26;
+static_assert(std::ranges::count(kReportColumns, ',') + 1 == kReportColumnCount);
+
+Result<ReportRow> read_report_row(const Statement& s) {
+  ReportRow row;
+  int i = 0;
+  row.run_id = s.column_int(i++);
+  row.prediction_id = s.column_int(i++);
+  row.started_at = s.column_text(i++);
+  row.revision = s.column_text(i++);
+  row.gpu = s.column_text(i++);
+  auto algorithm = model::parse_algorithm(s.column_text(i++));
+  if (!algorithm) return algorithm.error();
+  row.algorithm = *algorithm;
+  row.tile.m = static_cast<int>(s.column_int(i++));
+  row.tile.n = static_cast<int>(s.column_int(i++));
+  row.exp_emulation = s.column_double(i++);
+  row.conditional_rescale = s.column_int(i++) != 0;
+  row.two_cta = s.column_int(i++) != 0;
+  row.cycles.mma = s.column_double(i++);
+  row.cycles.exp_mufu = s.column_double(i++);
+  row.cycles.exp_fma = s.column_double(i++);
+  row.cycles.fma = s.column_double(i++);
+  row.cycles.smem = s.column_double(i++);
+  row.cycles.tmem = s.column_double(i++);
+  row.cycles.hbm = s.column_double(i++);
+  row.tile_bottleneck = s.column_text(i++);
+  row.tile_time_cycles = s.column_double(i++);
+  row.time_s = s.column_double(i++);
+  row.flops = s.column_double(i++);
+  row.tflops = s.column_double(i++);
+  row.fraction_of_peak = s.column_double(i++);
+  row.bottleneck = s.column_text(i++);
+  row.model_version = s.column_text(i++);
+  auto problem = read_problem(s, kReportColumnCount);
+  if (!problem) return problem.error();
+  std::tie(row.shape, row.pass) = *problem;
+  return row;
+}
+
+}  // namespace
+
+Result<std::vector<RunRow>> Store::list_runs() const {
+  auto select = Statement::prepare(
+      db_.get(),
+      "SELECT id, started_at, kind, revision, host, command_line, device, driver, cuda_version, "
+      "notes, predictions, measurements FROM v_runs ORDER BY id");
+  if (!select) return select.error();
+  std::vector<RunRow> runs;
+  for (;;) {
+    auto more = select->step();
+    if (!more) return Error{fmt::format("{}: cannot list runs: {}", path_, more.error().message)};
+    if (!*more) return runs;
+    RunRow& run = runs.emplace_back();
+    run.id = select->column_int(0);
+    run.started_at = select->column_text(1);
+    run.kind = select->column_text(2);
+    run.revision = select->column_text(3);
+    run.host = select->column_text(4);
+    run.command_line = select->column_text(5);
+    run.device = select->column_text(6);
+    run.driver = select->column_text(7);
+    run.cuda_version = select->column_text(8);
+    run.notes = select->column_text(9);
+    run.predictions = select->column_int(10);
+    run.measurements = select->column_int(11);
+  }
+}
+
+Result<Table> Store::query(std::string_view sql) const {
+  auto statement = Statement::prepare(db_.get(), sql);
+  if (!statement) return statement.error();
+  if (!sqlite3_stmt_readonly(statement->handle()) || statement->column_count() == 0) {
+    return Error{fmt::format(
+        "query only reads: '{}' would write to {} or change the connection; use SELECT, WITH or "
+        "a PRAGMA that returns rows (PRAGMA table_info(runs))",
+        sql, path_)};
+  }
+  QueryOnly query_only(db_.get());
+  if (auto on = query_only.enable(); !on) return on.error();
+  Table table;
+  for (int c = 0; c < statement->column_count(); ++c)
+    table.columns.push_back(statement->column_name(c));
+  for (;;) {
+    auto more = statement->step();
+    if (!more) return more.error();
+    if (!*more) return table;
+    auto& row = table.rows.emplace_back();
+    for (int c = 0; c < statement->column_count(); ++c) row.push_back(read_value(*statement, c));
+  }
+}
+
+Result<std::vector<ReportRow>> Store::predictions_for_report() const {
+  auto select = Statement::prepare(
+      db_.get(), fmt::format("SELECT {}, {} FROM v_latest_predictions ORDER BY gpu, algorithm, "
+                             "pass, dtype, causal, headdim, headdim_v, batch, heads_q, heads_kv, "
+                             "seqlen_q, seqlen_k, id",
+                             kReportColumns, kProblemColumns));
+  if (!select) return select.error();
+  std::vector<ReportRow> rows;
+  for (;;) {
+    auto more = select->step();
+    if (!more)
+      return Error{fmt::format("{}: cannot read predictions: {}", path_, more.error().message)};
+    if (!*more) return rows;
+    auto row = read_report_row(*select);
+    if (!row) {
+      return Error{
+          fmt::format("{}: prediction {}: {}", path_, select->column_int(1), row.error().message)};
+    }
+    rows.push_back(std::move(row).value());
+  }
+}
+
+Table to_table(const std::vector<RunRow>& runs) {
+  Table table{{"id", "started_at", "kind", "revision", "host", "device", "driver", "cuda_version",
+               "predictions", "measurements", "notes", "command_line"},
+              {}};
+  for (const RunRow& r : runs) {
+    table.rows.push_back({r.id, r.started_at, r.kind, r.revision, r.host, r.device, r.driver,
+                          r.cuda_version, r.predictions, r.measurements, r.notes, r.command_line});
+  }
+  return table;
+}
+
+}  // namespace fa4::store

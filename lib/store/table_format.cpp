@@ -1,0 +1,193 @@
+#include "store/table_format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace fa4::store {
+namespace {
+
+// Shortest text that reads back to the same double, always with a '.' or an exponent so that a
+// REAL stays a real number in CSV and JSON readers: 1.0, 0.25, 1e+20.
+std::string format_real(double value) {
+  std::string text = fmt::format("{}", value);
+  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+bool is_number(const Value& value) {
+  return std::holds_alternative<std::int64_t>(value) || std::holds_alternative<double>(value);
+}
+
+// The cell as plain text; NULL as `null_text`.
+std::string plain(const Value& value, std::string_view null_text) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&value)) return format_real(*d);
+  if (const auto* s = std::get_if<std::string>(&value)) return *s;
+  return std::string(null_text);
+}
+
+// Control characters as escapes, so that a cell never breaks a text row.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+
+// Width on a terminal, counting UTF-8 code points.
+std::size_t display_width(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+std::string csv_field(std::string_view text) {
+  const bool quote = text.find_first_of(",\"\r\n") != std::string_view::npos ||
+                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  if (!quote) return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        else
+          out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_value(const Value& value) {
+  if (const auto* d = std::get_if<double>(&value))
+    return std::isfinite(*d) ? format_real(*d) : "null";
+  if (const auto* s = std::get_if<std::string>(&value)) return json_string(*s);
+  return plain(value, "null");
+}
+
+}  // namespace
+
+Result<TableFormat> parse_table_format(std::string_view text) {
+  if (text == "table") return TableFormat::text;
+  if (text == "csv") return TableFormat::csv;
+  if (text == "json") return TableFormat::json;
+  return Error{fmt::format("unknown format '{}': use table, csv or json", text)};
+}
+
+std::string format_text(const Table& table) {
+  const std::size_t columns = table.columns.size();
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::size_t> widths(columns);
+  for (std::size_t c = 0; c < columns; ++c) widths[c] = display_width(one_line(table.columns[c]));
+  for (const auto& row : table.rows) {
+    auto& line = cells.emplace_back();
+    for (std::size_t c = 0; c < columns; ++c) {
+      line.push_back(one_line(plain(row[c], "NULL")));
+      widths[c] = std::max(widths[c], display_width(line.back()));
+    }
+  }
+  std::string out;
+  const auto append = [&](std::size_t c, const std::string& text, bool right) {
+    const std::string pad(widths[c] - display_width(text), ' ');
+    if (c > 0) out += "  ";
+    out += right ? pad + text : (c + 1 < columns ? text + pad : text);
+  };
+  for (std::size_t c = 0; c < columns; ++c) append(c, one_line(table.columns[c]), false);
+  out += '\n';
+  for (std::size_t c = 0; c < columns; ++c) append(c, std::string(widths[c], '-'), false);
+  out += '\n';
+  for (std::size_t r = 0; r < cells.size(); ++r) {
+    for (std::size_t c = 0; c < columns; ++c) append(c, cells[r][c], is_number(table.rows[r][c]));
+    out += '\n';
+  }
+  out += fmt::format("({} row{})\n", cells.size(), cells.size() == 1 ? "" : "s");
+  return out;
+}
+
+std::string format_csv(const Table& table) {
+  std::string out;
+  const auto line = [&](const auto& fields, const auto& text_of) {
+    for (std::size_t c = 0; c < fields.size(); ++c) {
+      if (c > 0) out += ',';
+      out += csv_field(text_of(fields[c]));
+    }
+    out += '\n';
+  };
+  line(table.columns, [](const std::string& name) { return name; });
+  for (const auto& row : table.rows) line(row, [](const Value& v) { return plain(v, ""); });
+  return out;
+}
+
+std::string format_json(const Table& table) {
+  if (table.rows.empty()) return "[]\n";
+  std::string out = "[\n";
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    out += "  {";
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      if (c > 0) out += ", ";
+      out += json_string(table.columns[c]) + ": " + json_value(table.rows[r][c]);
+    }
+    out += r + 1 < table.rows.size() ? "},\n" : "}\n";
+  }
+  return out + "]\n";
+}
+
+std::string format_table(const Table& table, TableFormat format) {
+  switch (format) {
+    case TableFormat::text:
+      return format_text(table);
+    case TableFormat::csv:
+      return format_csv(table);
+    case TableFormat::json:
+      return format_json(table);
+  }
+  return format_text(table);
+}
+
+}  // namespace fa4::store

@@ -1,0 +1,205 @@
+// Store::open: new databases, migration, and every refusal leaving the file as it was.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "store/migrations.hpp"
+#include "store/store.hpp"
+#include "test_support.hpp"
+
+namespace fa4::store {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::raw_exec;
+using testing::raw_open;
+using testing::read_bytes;
+using testing::TempDir;
+using testing::write_bytes;
+
+constexpr OpenOptions kQuick{.create = true, .busy_timeout = std::chrono::milliseconds(50)};
+
+std::int64_t scalar(const Store& store, const std::string& sql) {
+  auto table = store.query(sql);
+  EXPECT_TRUE(table.ok()) << table.error().message;
+  return std::get<std::int64_t>(table->rows.at(0).at(0));
+}
+
+std::string refusal(const std::string& path, const OpenOptions& options = kQuick) {
+  auto store = Store::open(path, options);
+  EXPECT_FALSE(store.ok()) << path << " was accepted";
+  return store.ok() ? "" : store.error().message;
+}
+
+TEST(StoreOpen, InMemoryHasTheLatestSchema) {
+  auto store = Store::open(":memory:");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
+  EXPECT_EQ(scalar(*store, "SELECT COUNT(*) FROM schema_version"), latest_schema_version());
+  for (const char* name :
+       {"runs", "predictions", "prediction_factors", "measurements", "samples", "published",
+        "v_predictions", "v_latest_predictions", "v_runs", "v_measurements"}) {
+    EXPECT_EQ(scalar(*store,
+                     std::string("SELECT COUNT(*) FROM sqlite_master WHERE name = '") + name + "'"),
+              1)
+        << name;
+  }
+}
+
+TEST(StoreOpen, NewFileIsVersionedAndInWalMode) {
+  TempDir dir;
+  const std::string path = dir.file("results.db");
+  ASSERT_TRUE(Store::open(path).ok());
+  Db db = raw_open(path);
+  auto mode = Statement::prepare(db.get(), "PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok() && *mode->step());
+  EXPECT_EQ(mode->column_text(0), "wal");
+  EXPECT_EQ(*read_schema_version(db.get()), latest_schema_version());
+}
+
+TEST(StoreOpen, ReopeningKeepsTheRuns) {
+  TempDir dir;
+  const std::string path = dir.file("results.db");
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE(store->begin_run(testing::run_info(RunKind::predict, "abc")).ok());
+  }
+  auto store = Store::open(path, {.create = false});
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ(store->list_runs()->size(), 1u);
+}
+
+TEST(StoreOpen, AnEmptyFileBecomesANewDatabase) {
+  TempDir dir;
+  const std::string path = dir.file("touched.db");
+  write_bytes(path, "");
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
+}
+
+TEST(StoreOpen, MigratesAVersionOneDatabaseForward) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  {
+    Db db = raw_open(path);
+    ASSERT_TRUE(apply_migration(db.get(), 1).ok());
+    raw_exec(db.get(), R"sql(
+      INSERT INTO runs (revision, host, command_line, kind)
+        VALUES ('v0.1', 'h', 'predict', 'predict');
+      INSERT INTO predictions VALUES (NULL, 1, 1, 16, 16, 4096, 4096, 128, 128, 0, 'bf16', 'fwd',
+        'b200', 'fa4', 128, 128, 0.125, 1, 0, 1, 2, 0, 3, 4, 0, 5, 0, 'fma', 5, 4, 3, 32, 1024,
+        0.5, 0.001, 1e12, 1000, 0.5, 'fma', '1');
+    )sql");
+    EXPECT_EQ(*read_schema_version(db.get()), 1);
+  }
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
+  EXPECT_EQ(scalar(*store, "SELECT COUNT(*) FROM measurements"), 0);
+  auto runs = store->list_runs();
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].revision, "v0.1");
+  EXPECT_EQ((*runs)[0].predictions, 1);
+  EXPECT_EQ((*runs)[0].measurements, 0);
+}
+
+TEST(StoreOpen, MigrationsRefuseToSkipAVersion) {
+  auto db = open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  ASSERT_TRUE(db.ok());
+  auto skipped = apply_migration(db->get(), 2);
+  ASSERT_FALSE(skipped.ok());
+  EXPECT_THAT(skipped.error().message, HasSubstr("apply 1 first"));
+  ASSERT_TRUE(apply_migration(db->get(), 1).ok());
+  EXPECT_TRUE(apply_migration(db->get(), 1).ok());  // already there: nothing to do
+  EXPECT_EQ(*read_schema_version(db->get()), 1);
+}
+
+TEST(StoreOpen, RefusesAFileThatIsNotSqliteAndLeavesIt) {
+  TempDir dir;
+  for (const std::string bytes : {"batch,heads\n1,16\n2,32\n", "hi"}) {
+    const std::string path = dir.file("sweep.csv");
+    write_bytes(path, bytes);
+    const std::string message = refusal(path);
+    EXPECT_THAT(message, HasSubstr(path + " is not an SQLite database"));
+    EXPECT_THAT(message, HasSubstr("--db"));
+    EXPECT_EQ(read_bytes(path), bytes);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("sweep.csv-wal")));
+}
+
+TEST(StoreOpen, RefusesAnotherProgramsDatabaseAndLeavesIt) {
+  TempDir dir;
+  const std::string path = dir.file("other.db");
+  raw_exec(raw_open(path).get(), "CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('x')");
+  const std::string before = read_bytes(path);
+  const std::string message = refusal(path);
+  EXPECT_THAT(message, HasSubstr(path + " is an SQLite database but not an fa4-analyze results "
+                                        "database"));
+  EXPECT_THAT(message, HasSubstr("pass another --db"));
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+TEST(StoreOpen, RefusesANewerSchemaAndLeavesIt) {
+  TempDir dir;
+  const std::string path = dir.file("newer.db");
+  ASSERT_TRUE(Store::open(path).ok());
+  const int newer = latest_schema_version() + 1;
+  raw_exec(raw_open(path).get(),
+           "INSERT INTO schema_version VALUES (" + std::to_string(newer) + ", 'later')");
+  const std::string before = read_bytes(path);
+  EXPECT_THAT(refusal(path),
+              HasSubstr(path + " was written by a newer fa4-analyze (schema " +
+                        std::to_string(newer) + " > " + std::to_string(latest_schema_version()) +
+                        "): upgrade fa4-analyze or use another --db"));
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+TEST(StoreOpen, RefusesAReadOnlyFileAndLeavesIt) {
+  TempDir dir;
+  const std::string path = dir.file("frozen.db");
+  ASSERT_TRUE(Store::open(path).ok());
+  ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
+  const std::string before = read_bytes(path);
+  const std::string message = refusal(path);
+  EXPECT_THAT(message, HasSubstr("results database " + path + " is read-only"));
+  EXPECT_THAT(message, HasSubstr("chmod u+w"));
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+TEST(StoreOpen, RefusesALockedDatabase) {
+  TempDir dir;
+  const std::string path = dir.file("busy.db");
+  ASSERT_TRUE(Store::open(path).ok());
+  {
+    Db holder = raw_open(path);
+    raw_exec(holder.get(), "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE");
+    const std::string message = refusal(path);
+    EXPECT_THAT(message, HasSubstr("results database " + path + " is locked by another process"));
+    EXPECT_THAT(message, HasSubstr("pass another --db"));
+  }
+  EXPECT_TRUE(Store::open(path, kQuick).ok());
+}
+
+TEST(StoreOpen, RefusesPathsItCannotCreate) {
+  TempDir dir;
+  const std::string missing = dir.file("no/such/folder/results.db");
+  EXPECT_THAT(refusal(missing), HasSubstr("folder " + dir.file("no/such/folder") +
+                                          " does not exist; create it or pass another --db"));
+  EXPECT_THAT(refusal(dir.file("")), HasSubstr("is a folder, not a results database"));
+}
+
+TEST(StoreOpen, WithoutCreateAMissingFileIsAnErrorAndStaysMissing) {
+  TempDir dir;
+  const std::string path = dir.file("results.db");
+  EXPECT_EQ(refusal(path, {.create = false}),
+            "no results database at " + path + ": run 'fa4-analyze predict' first or pass --db");
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace fa4::store

@@ -1,0 +1,80 @@
+// Text, CSV and JSON renderings of a query result.
+#include "store/table_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace fa4::store {
+namespace {
+
+Table sample_table() {
+  return Table{{"id", "kernel", "tflops", "note"},
+               {{std::int64_t{1}, std::string("fa4"), 1234.5, std::monostate{}},
+                {std::int64_t{12}, std::string("fa2, mma.sync"), 300.0, std::string("a \"b\"")}}};
+}
+
+TEST(TableFormat, TextAlignsColumnsAndRightAlignsNumbers) {
+  EXPECT_EQ(format_text(sample_table()),
+            "id  kernel         tflops  note\n"
+            "--  -------------  ------  -----\n"
+            " 1  fa4            1234.5  NULL\n"
+            "12  fa2, mma.sync   300.0  a \"b\"\n"
+            "(2 rows)\n");
+}
+
+TEST(TableFormat, TextKeepsEachRowOnOneLine) {
+  const Table table{{"x"}, {{std::string("two\nlines\ttab")}}};
+  EXPECT_EQ(format_text(table), "x\n---------------\ntwo\\nlines\\ttab\n(1 row)\n");
+}
+
+TEST(TableFormat, TextCountsUtf8CharactersNotBytes) {
+  const Table table{{"gpu", "n"}, {{std::string("µarch"), std::int64_t{1}}}};
+  EXPECT_EQ(format_text(table), "gpu    n\n-----  -\nµarch  1\n(1 row)\n");
+}
+
+TEST(TableFormat, CsvQuotesWhatNeedsQuoting) {
+  EXPECT_EQ(format_csv(sample_table()),
+            "id,kernel,tflops,note\n"
+            "1,fa4,1234.5,\n"
+            "12,\"fa2, mma.sync\",300.0,\"a \"\"b\"\"\"\n");
+  const Table edges{{"a,b", "c"}, {{std::string("line\nbreak"), std::string(" padded ")}}};
+  EXPECT_EQ(format_csv(edges), "\"a,b\",c\n\"line\nbreak\",\" padded \"\n");
+}
+
+TEST(TableFormat, JsonIsAnArrayOfObjectsInColumnOrder) {
+  EXPECT_EQ(format_json(sample_table()),
+            "[\n"
+            "  {\"id\": 1, \"kernel\": \"fa4\", \"tflops\": 1234.5, \"note\": null},\n"
+            "  {\"id\": 12, \"kernel\": \"fa2, mma.sync\", \"tflops\": 300.0, "
+            "\"note\": \"a \\\"b\\\"\"}\n"
+            "]\n");
+}
+
+TEST(TableFormat, JsonEscapesStringsAndNullsNonFiniteNumbers) {
+  const Table table{{"s", "nan", "inf", "big"},
+                    {{std::string("tab\there\\ \x01 µ"), std::numeric_limits<double>::quiet_NaN(),
+                      std::numeric_limits<double>::infinity(), 1e20}}};
+  EXPECT_EQ(format_json(table),
+            "[\n  {\"s\": \"tab\\there\\\\ \\u0001 µ\", \"nan\": null, \"inf\": null, "
+            "\"big\": 1e+20}\n]\n");
+}
+
+TEST(TableFormat, EmptyResults) {
+  const Table empty{{"id"}, {}};
+  EXPECT_EQ(format_json(empty), "[]\n");
+  EXPECT_EQ(format_csv(empty), "id\n");
+  EXPECT_EQ(format_text(empty), "id\n--\n(0 rows)\n");
+}
+
+TEST(TableFormat, ParsesFormatNames) {
+  EXPECT_EQ(*parse_table_format("table"), TableFormat::text);
+  EXPECT_EQ(*parse_table_format("csv"), TableFormat::csv);
+  EXPECT_EQ(*parse_table_format("json"), TableFormat::json);
+  auto bad = parse_table_format("xml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "unknown format 'xml': use table, csv or json");
+}
+
+}  // namespace
+}  // namespace fa4::store
