@@ -32,11 +32,17 @@ inline constexpr double kFa4DefaultExpEmulation = 0.125;
 // --- Overlap of the tensor-core stream with the softmax stream -----------------------------
 // A tile's time is max(T, S) + (1 - overlap) * min(T, S), T = the tensor stream (MMA at the
 // sustained GEMM rate, and the operand reads the tensor core makes from shared memory),
-// S = the softmax stream (MUFU and FP32 pipe; for FA2 also the ldmatrix reads its warps issue).
+// S = the softmax stream (MUFU or FP32 pipe, whichever is busier; for FA2 plus the exposed part
+// of the ldmatrix reads its warps issue).
 
 // FA2: one warp runs MMA, then softmax, then MMA; no intra-warp overlap (by design, FA2 paper).
-// Validated, not fitted: PyTorch's flash backend on the lent H200, hd128 seqlen 8k, 342 TFLOP/s.
 inline constexpr double kOverlapFa2Forward = 0.0;
+// FA2's warps read their K and V fragments from shared memory with ldmatrix in the same
+// instruction stream as their mma.sync; about half of that time is exposed. Fitted to PyTorch's
+// flash backend forward on the lent H200 at seqlen 8k, non-causal, hd 64 / 128 / 256 (305 / 342 /
+// 322 TFLOP/s, peer-timings-h200.md): the remainder after MMA and exp is 0.35 / 0.50 / 0.46 of
+// the ldmatrix time. (The backward pass counts all of it: its re-read factor below was fitted so.)
+inline constexpr double kFa2ExposedSmemShare = 0.5;
 // FA3: ping-pong between two consumer warpgroups plus intra-warpgroup pipelining hides part of
 // the softmax. Fitted to FA3 on H100 SXM, fp16, batch 4, seqlen 8448, 16 heads, hd128,
 // non-causal: 661 TFLOP/s (FA3 paper, arXiv 2407.08608, ablation table).

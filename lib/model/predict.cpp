@@ -187,7 +187,10 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
     const TileCycles& c = p.tile_cycles;
     const bool operands_from_smem = o.algorithm != Algorithm::fa2;  // wgmma/tcgen05 read SMEM
     const double tensor = std::max(c.mma / gpu.gemm_efficiency, operands_from_smem ? c.smem : 0.0);
-    const double softmax = std::max({c.exp_mufu, c.fma, operands_from_smem ? 0.0 : c.smem});
+    const double exposed_smem = operands_from_smem ? 0.0
+                                : o.pass == Pass::fwd ? factors::kFa2ExposedSmemShare
+                                                      : 1.0;  // backward: factor fitted exposed
+    const double softmax = std::max(c.exp_mufu, c.fma) + exposed_smem * c.smem;
     const double hidden = overlap(gpu, o.algorithm, o.pass);
     p.tensor_stream_cycles = tensor;
     p.softmax_stream_cycles = softmax;
