@@ -1,0 +1,102 @@
+// fa4-analyze report: write the markdown report (hardware, per-tile cycles, predicted TFLOP/s
+// against seqlen with charts, the model against published figures, the model's factors) from the
+// hardware models, the results database and the published figures.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "context.hpp"
+#include "hw/loader.hpp"
+#include "report/published.hpp"
+#include "report/report.hpp"
+#include "run_info.hpp"
+#include "store/store.hpp"
+#include "user_error.hpp"
+
+namespace fa4::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportOptions {
+  std::string out = "reports/fa4-analyze-report.md";
+  std::string published;  // default: data/published beside the models folder
+};
+
+std::string utc_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+fs::path published_dir(const Context& ctx, const ReportOptions& o) {
+  if (!o.published.empty()) return o.published;
+  return (fs::path(ctx.models_dir) / ".." / "data" / "published").lexically_normal();
+}
+
+// The command line with the program's folder left out, so reports do not carry build paths.
+std::string command_text(const std::string& command_line) {
+  const auto space = command_line.find(' ');
+  const std::string program = command_line.substr(0, space);
+  const std::string rest = space == std::string::npos ? "" : command_line.substr(space);
+  return fs::path(program).filename().string() + rest;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (ec)
+    throw UserError(fmt::format("cannot create the folder {}: {}; choose another --out",
+                                path.parent_path().string(), ec.message()));
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush())
+    throw UserError(
+        fmt::format("cannot write {}; check the folder's permissions or choose "
+                    "another --out",
+                    path.string()));
+}
+
+void run_report(const Context& ctx, const ReportOptions& o) {
+  report::ReportInputs in;
+  in.gpus = take(hw::load_all_specs(ctx.models_dir));
+  store::OpenOptions open;
+  open.create = false;
+  const auto db = take(store::Store::open(ctx.db_path, open));
+  in.predictions = take(db.predictions_for_report());
+  const fs::path published = published_dir(ctx, o);
+  auto figures = report::load_published_dir(published);
+  if (!figures)
+    throw UserError(
+        fmt::format("{}; point --published at the folder of published figures "
+                    "(data/published in the source tree)",
+                    figures.error().message));
+  in.published = std::move(figures).value();
+  in.generated_at = utc_now();
+  // The source tree's revision, as every recorded run states it.
+  in.revision = current_run_info(store::RunKind::predict, ctx, "").revision;
+  in.command = command_text(ctx.command_line);
+  write_file(o.out, report::render_report(in));
+  fmt::print("wrote {}: {} GPU models, {} stored predictions, {} published figures\n", o.out,
+             in.gpus.size(), in.predictions.size(), in.published.size());
+}
+
+void setup(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* c = app.add_subcommand(
+      "report",
+      "Write the markdown report: hardware, per-tile cycles, predicted TFLOP/s with "
+      "charts, the model against published figures");
+  c->add_option("--out", o->out, "Markdown file to write (its folder is created)");
+  c->add_option("--published", o->published,
+                "Folder of published figures (default: data/published beside --models)");
+  c->callback([&ctx, o] { run_report(ctx, *o); });
+}
+
+const SubcommandRegistration registration{60, setup};
+
+}  // namespace
+}  // namespace fa4::app

@@ -1,0 +1,54 @@
+// Section 1: what the report is, where it came from and how to make it again.
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/sections.hpp"
+
+namespace fa4::report {
+namespace {
+
+std::string gpu_ids(const std::vector<hw::Spec>& gpus) {
+  std::string out;
+  for (const auto& g : gpus) out += (out.empty() ? "`" : ", `") + g.id + "`";
+  return out.empty() ? "none" : out;
+}
+
+// "runs 3 (abc123), 4 (def456)": the runs the stored predictions come from.
+std::string runs_text(const std::vector<store::ReportRow>& rows) {
+  std::set<std::pair<std::int64_t, std::string>> runs;
+  for (const auto& r : rows) runs.insert({r.run_id, r.revision});
+  std::string out;
+  for (const auto& [id, revision] : runs)
+    out += fmt::format("{}{} (`{}`)", out.empty() ? "" : ", ", id,
+                       revision.empty() ? "unknown revision" : revision);
+  return out;
+}
+
+}  // namespace
+
+std::string header_section(const ReportInputs& in) {
+  std::string out = fmt::format("# {}\n\n", in.title);
+  out += fmt::format(
+      "Generated {} from revision `{}` by `{}` (model version {}). Generated "
+      "file: do not edit it by hand; run the command again.\n\n",
+      in.generated_at, in.revision, in.command, model::kModelVersion);
+  out += fmt::format("- Hardware models: {}.\n", gpu_ids(in.gpus));
+  out += in.predictions.empty()
+             ? "- Stored predictions: none (run `fa4-analyze predict --sweep "
+               "data/sweeps/fa4-paper.json` first for section 4).\n"
+             : fmt::format(
+                   "- Stored predictions: {}, the latest for each GPU, kernel, pass and "
+                   "shape, from run(s) {}.\n",
+                   in.predictions.size(), runs_text(in.predictions));
+  out += fmt::format("- Published and measured figures: {}.\n\n", in.published.size());
+  out +=
+      "Sections: 2. hardware at a glance; 3. per-tile cycles (FA4's Table 1 reproduced, one tile "
+      "on every GPU, why each GPU is bound where it is); 4. predicted TFLOP/s against sequence "
+      "length; 5. the model against published figures; 6. the model's factors. Cycles are per "
+      "tile on one SM; TFLOP/s follow the FLOP convention of `lib/core/shape.hpp` "
+      "(4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";
+  return out;
+}
+
+}  // namespace fa4::report

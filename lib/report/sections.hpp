@@ -1,0 +1,30 @@
+// One function per report section, each in its own file (report_<section>.cpp); render_report
+// joins them. Each returns markdown starting with its heading and ending in a blank line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hw/spec.hpp"
+#include "report/published.hpp"
+#include "report/report.hpp"
+#include "store/store.hpp"
+
+namespace fa4::report {
+
+std::string header_section(const ReportInputs& inputs);
+std::string hardware_section(const std::vector<hw::Spec>& gpus);
+// Section 3 joins the three below: FA4's Table 1 and backward figures against the model on
+// B200, one tile on every GPU, and the unit-by-unit explanation ("### " headings).
+std::string tiles_section(const std::vector<hw::Spec>& gpus);
+std::string table1_subsection(const std::vector<hw::Spec>& gpus);
+std::string tile_across_gpus_subsection(const std::vector<hw::Spec>& gpus);
+std::string why_subsection(const std::vector<hw::Spec>& gpus);
+std::string sweep_section(const std::vector<hw::Spec>& gpus,
+                          const std::vector<store::ReportRow>& rows);
+std::string published_section(const std::vector<hw::Spec>& gpus,
+                              const std::vector<PublishedFigure>& figures);
+std::string factors_section(const std::vector<hw::Spec>& gpus,
+                            const std::vector<PublishedFigure>& figures);
+
+}  // namespace fa4::report

@@ -1,0 +1,30 @@
+#include "report/markdown.hpp"
+
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace fa4::report::md {
+namespace {
+
+TEST(Markdown, EscapesPipesAndLineBreaks) {
+  EXPECT_EQ(escape("a|b"), "a\\|b");
+  EXPECT_EQ(escape("one\ntwo\r\nthree"), "one two  three");
+  EXPECT_EQ(escape("plain"), "plain");
+}
+
+TEST(Markdown, RendersHeaderRuleAndEscapedRows) {
+  const Table table{{{"name"}, {"TFLOP/s", Align::right}}, {{"fa|4", "1613"}}};
+  EXPECT_EQ(render(table),
+            "| name | TFLOP/s |\n"
+            "| --- | ---: |\n"
+            "| fa\\|4 | 1613 |\n");
+}
+
+TEST(Markdown, RefusesARowOfTheWrongWidth) {
+  const Table table{{{"a"}, {"b"}}, {{"only one"}}};
+  EXPECT_THROW(render(table), std::logic_error);
+}
+
+}  // namespace
+}  // namespace fa4::report::md

@@ -1,0 +1,149 @@
+// Each section on its own: the figures it must show and the prose the numbers drive.
+#include "report/sections.hpp"
+
+#include <gtest/gtest.h>
+
+#include "hw/loader.hpp"
+#include "model/model.hpp"
+#include "report/numbers.hpp"
+#include "report_inputs.hpp"
+
+namespace fa4::report {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::size_t count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+class Sections : public ::testing::Test {
+ protected:
+  const std::vector<hw::Spec> gpus = testing::real_specs();
+};
+
+TEST_F(Sections, Table1ReproducesFa4ForwardAndBackwardFigures) {
+  const std::string s = table1_subsection(gpus);
+  // model / paper, for MMA, exp on MUFU and shared memory.
+  EXPECT_TRUE(
+      contains(s, "| forward (Table 1) | 128x128 | 1024 / 1024 | 1024 / 1024 | 768 / 768 |"))
+      << s;
+  EXPECT_TRUE(
+      contains(s, "| forward (Table 1) | 256x128 | 2048 / 2048 | 2048 / 2048 | 1536 / 1536 |"))
+      << s;
+  EXPECT_TRUE(contains(
+      s, "| backward, 1-CTA (§3.2.1) | 128x128 | 2560 / 2560 | 1024 / 1024 | 3328 / 3328 |"))
+      << s;
+  EXPECT_TRUE(contains(s, "| 2560 / 2560 | 1024 / — | 2688 / 2688 |")) << s;
+  EXPECT_EQ(count(s, "✓"), 4u) << s;
+  EXPECT_FALSE(contains(s, "✗")) << s;
+}
+
+TEST_F(Sections, Table1SaysSoWhenNoB200ModelIsLoaded) {
+  std::vector<hw::Spec> no_b200;
+  for (const auto& g : gpus)
+    if (g.id != "b200") no_b200.push_back(g);
+  EXPECT_TRUE(contains(table1_subsection(no_b200), "No `b200` hardware model is loaded"));
+}
+
+TEST_F(Sections, WhyExplainsEachGpuFromItsTile) {
+  const std::string s = why_subsection(gpus);
+  EXPECT_TRUE(contains(s, "- **b200** (fa4)")) << s;
+  EXPECT_TRUE(contains(s, "exp on MUFU 1024 (16 ex2/clk/SM), as many as the MMA (1024)")) << s;
+  EXPECT_TRUE(contains(s, "Backward, the MMA takes 2560 cycles; shared memory 3328, 1.30x the MMA"))
+      << s;
+  EXPECT_TRUE(contains(s,
+                       "the forward pass is bound by exp on MUFU and the backward by shared "
+                       "memory on b200, gb200"))
+      << s;
+  EXPECT_TRUE(contains(s, "both passes are bound by the MMA on a100-sxm, h100-sxm, h200")) << s;
+}
+
+TEST_F(Sections, HardwareShowsEachGpuAndItsScalingAgainstH100) {
+  const std::string s = hardware_section(gpus);
+  for (const auto& g : gpus) EXPECT_TRUE(contains(s, "| " + g.id + " |")) << g.id;
+  EXPECT_TRUE(contains(s, "| b200 | 2.27x | 2.00x | 1.00x | 1.00x | 1.00x | 2.39x |")) << s;
+}
+
+TEST_F(Sections, SweepTablesHaveKernelColumnsAndChartsForNonCausalForward) {
+  const std::string s = sweep_section(gpus, testing::sample_rows());
+  EXPECT_TRUE(contains(s, "#### b200 fwd hd128 non-causal (16 heads, bf16)")) << s;
+  EXPECT_TRUE(contains(s, "| seqlen | batch | fa2 | fa4 |")) << s;
+  EXPECT_TRUE(contains(s, "| 1024 | 32 | 610 | 1251 |")) << s;
+  EXPECT_TRUE(contains(s, "| 8192 | 4 | — | 1580 |")) << s;
+  // Charts: b200 and h100-sxm non-causal forward; b200's leaves out fa2 (no 8192 row).
+  EXPECT_EQ(count(s, "```mermaid"), 2u) << s;
+  EXPECT_TRUE(contains(s, "its lines are, in drawing order, fa2, fa3.")) << s;
+  EXPECT_TRUE(contains(s, "Left out for want of a prediction at every seqlen: fa2.")) << s;
+}
+
+TEST_F(Sections, SweepChartTellsApartRowsThatShareASeqlen) {
+  auto rows = testing::sample_rows();
+  rows.resize(2);  // h100-sxm fa2 fwd hd128 at 1024 and 8192
+  rows[1].shape.seqlen_q = rows[1].shape.seqlen_k = 1024;
+  rows[1].shape.batch = 16;
+  rows.push_back(rows[0]);
+  rows[2].shape.seqlen_q = 1;
+  rows[2].shape.seqlen_k = 8192;
+  const std::string s = sweep_section(gpus, rows);
+  EXPECT_TRUE(contains(s, "| 1x8192 | 32 | 301 |")) << s;
+  EXPECT_TRUE(contains(s, "x-axis \"seqlen\" [\"1x8192\", \"1024 b16\", \"1024 b32\"]")) << s;
+}
+
+TEST_F(Sections, SweepSaysHowToFillAnEmptyStore) {
+  EXPECT_TRUE(contains(sweep_section(gpus, {}), "No predictions are stored"));
+}
+
+TEST_F(Sections, PublishedComparesModeledFiguresAndListsTheOthers) {
+  PublishedFigure modeled;
+  modeled.source = "published:test";
+  modeled.gpu = "b200";
+  modeled.kernel = "fa4";
+  modeled.modeled_as = model::Algorithm::fa4;
+  modeled.tflops = 1000;
+  PublishedFigure peer = modeled;
+  peer.kernel = "cudnn";
+  peer.modeled_as.reset();
+  peer.tflops = 1234;
+  auto b200 = hw::find_spec(gpus, "b200");
+  ASSERT_TRUE(b200.ok());
+  auto p = model::predict(**b200, modeled.shape, {});
+  ASSERT_TRUE(p.ok());
+  const std::string s = published_section(gpus, {modeled, peer});
+  const std::string error = signed_percent(100 * (p->tflops - 1000) / 1000);
+  EXPECT_TRUE(contains(s, "| " + integer(p->tflops) + " | " + error + " | held out |")) << s;
+  EXPECT_TRUE(contains(s, "- held out (n = 1): mean absolute error")) << s;
+  EXPECT_TRUE(contains(s, "| GPU | pass | shape | cudnn |")) << s;
+  EXPECT_TRUE(contains(s, "| 1234 |")) << s;
+}
+
+TEST_F(Sections, PublishedShowsWhyTheModelRefusesAFigure) {
+  PublishedFigure unknown;
+  unknown.source = "published:test";
+  unknown.gpu = "no-such-gpu";
+  unknown.kernel = "fa4";
+  unknown.modeled_as = model::Algorithm::fa4;
+  unknown.tflops = 10;
+  const std::string s = published_section(gpus, {unknown});
+  EXPECT_TRUE(contains(s, "no-such-gpu")) << s;
+  EXPECT_TRUE(contains(s, "- the model refuses 1 figure(s)")) << s;
+}
+
+TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
+  const std::string s = factors_section(gpus, testing::real_published());
+  for (const char* name :
+       {"kSoftmaxFmaOpsPerElement", "kFmaOpsPerEmulatedExp2", "kBackwardFmaOpsPerElement",
+        "kMmaSyncShareHopper", "kConditionalRescaleShare", "kFa4DefaultExpEmulation",
+        "kOverlapFa2Forward", "kOverlapFa3Forward", "kOverlapFa4Forward", "kOverlapFa2Backward",
+        "kFa2BackwardSmemRereads", "kListScheduleTailShare", "kLaunchOverheadSeconds"})
+    EXPECT_TRUE(contains(s, name)) << name;
+  EXPECT_TRUE(contains(s, "| `overlap` | 0.48 | fa3 on h100-sxm |")) << s;
+  EXPECT_TRUE(contains(s, "fa3 fwd b4 h16 s8448 d128 fp16 on h100-sxm")) << s;
+}
+
+}  // namespace
+}  // namespace fa4::report
