@@ -10,6 +10,7 @@ L2 before each repetition), inputs normal(0, 1) in the chosen dtype.
 """
 import argparse
 import csv
+import os
 import sys
 
 import torch
@@ -30,7 +31,7 @@ def main() -> int:
     parser.add_argument("--hidden", type=int, default=2048)
     parser.add_argument("--warmup-ms", type=int, default=100)
     parser.add_argument("--rep-ms", type=int, default=500)
-    parser.add_argument("--csv", help="also write the rows to this CSV file")
+    parser.add_argument("--csv", help="also append the rows to this CSV file")
     args = parser.parse_args()
 
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
@@ -59,10 +60,12 @@ def main() -> int:
                 print(f"{name:<11} {shape:<34} {ms:>10.3f} {tflops:>9.1f}")
                 rows.append({"peer": name, "shape": shape, "causal": int(causal), "seqlen": seqlen,
                              "median_ms": ms, "tflops": tflops})
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["peer"])
-            writer.writeheader()
+    if args.csv and rows:
+        fresh = not os.path.exists(args.csv)
+        with open(args.csv, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            if fresh:
+                writer.writeheader()
             writer.writerows(rows)
     return 0
 

@@ -2,7 +2,8 @@
 // `fa4-analyze bench` come later). For each kernel and shape: check the output against the CPU
 // oracle on sampled rows (a failing kernel is not timed), then warm up, then N samples, each after
 // an L2 flush, timed with CUDA events around the launch alone; print median, min and max. The
-// same run measures two ceilings: a cuBLAS bf16 8192^3 GEMM and a device-to-device copy.
+// same run measures three ceilings: back-to-back bf16 mma.sync (fa2's compute unit), a cuBLAS
+// bf16 8192^3 GEMM (wgmma) and a device-to-device copy. --csv appends rows to FILE.
 //
 // Shapes follow the FA papers: `--tokens` total (batch = tokens / seqlen), heads = hidden /
 // headdim. FLOPs = 4 * b * h * s^2 * d, halved when causal (core/shape.hpp).
@@ -25,6 +26,7 @@
 
 #include "gpu_attention.hpp"
 #include "kernels/registry.hpp"
+#include "mma_peak_probe.hpp"
 #include "reference/attention.hpp"
 #include "reference/half_float.hpp"
 
@@ -151,7 +153,14 @@ Result<Samples> time_samples(Work work, const DeviceBuffer& flush, int warmup, i
   return result;
 }
 
-Status print_ceilings(const DeviceBuffer& flush, const Options& o, std::ostream& csv) {
+Status print_ceilings(const DeviceBuffer& flush, const Options& o, int multiprocessors,
+                      std::ostream& csv) {
+  Result<MmaPeak> mma = measure_mma_sync_peak(multiprocessors, o.samples);
+  if (!mma) return mma.error();
+  std::printf("ceiling  mma_sync_bf16_m16n8k16  median %.3f ms  %.0f TFLOP/s\n", mma->median_ms,
+              mma->tflops);
+  csv << "ceiling,mma_sync_bf16_m16n8k16,,," << mma->median_ms << ",,," << mma->tflops << ",\n";
+
   // bf16 GEMM on random data (never zeros: zeros run faster than real data).
   const std::size_t n = kGemmCeilingSize;
   std::vector<std::uint16_t> matrix(n * n);
@@ -224,15 +233,13 @@ Status run(const Options& o) {
               device->name.c_str(), device->sm, device->multiprocessors,
               double(device->global_memory_bytes) / (1 << 30), double(device->l2_bytes) / (1 << 20),
               driver);
-  std::ofstream csv_file;
   std::ostringstream csv;
-  csv << "kernel,shape,causal,seqlen,median_ms,min_ms,max_ms,tflops,tb_per_s_or_check\n";
 
   Result<DeviceBuffer> flush =
       DeviceBuffer::allocate(std::max(kMinFlushBytes, 2 * device->l2_bytes));
   if (!flush) return flush.error();
   if (o.ceilings)
-    if (Status s = print_ceilings(*flush, o, csv); !s) return s;
+    if (Status s = print_ceilings(*flush, o, device->multiprocessors, csv); !s) return s;
 
   std::vector<const kernels::Kernel*> selected;
   for (const kernels::Kernel* k : kernels::all_kernels())
@@ -303,9 +310,12 @@ Status run(const Options& o) {
     }
   }
   if (!o.csv.empty()) {
-    csv_file.open(o.csv);
+    const bool fresh = !std::ifstream(o.csv).good();
+    std::ofstream csv_file(o.csv, std::ios::app);
     if (!csv_file)
       return Error{"cannot write " + o.csv + ": check the folder exists and is writable"};
+    if (fresh)
+      csv_file << "kernel,shape,causal,seqlen,median_ms,min_ms,max_ms,tflops,tb_per_s_or_check\n";
     csv_file << csv.str();
   }
   return Ok{};
