@@ -77,7 +77,7 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   in.published = std::move(figures).value();
   in.generated_at = utc_now();
   // The source tree's revision, as every recorded run states it.
-  in.revision = current_run_info(store::RunKind::predict, ctx, "").revision;
+  in.revision = source_revision();
   in.command = command_text(ctx.command_line);
   write_file(o.out, report::render_report(in));
   fmt::print("wrote {}: {} GPU models, {} stored predictions, {} published figures\n", o.out,

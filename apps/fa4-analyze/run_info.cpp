@@ -7,9 +7,7 @@
 #include <memory>
 
 namespace fa4::app {
-namespace {
 
-// The source tree's `git describe --always --dirty`, or "unknown" outside a checkout.
 std::string source_revision() {
   const std::string command =
       "git -C '" FA4_SOURCE_TREE "' describe --always --dirty 2>/dev/null";
@@ -21,6 +19,8 @@ std::string source_revision() {
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out.empty() ? "unknown" : out;
 }
+
+namespace {
 
 std::string host_name() {
   std::array<char, 256> name{};

@@ -8,6 +8,9 @@
 
 namespace fa4::app {
 
+// The source tree's `git describe --always --dirty`, or "unknown" outside a checkout.
+std::string source_revision();
+
 store::RunInfo current_run_info(store::RunKind kind, const Context& ctx, std::string device);
 
 }  // namespace fa4::app
