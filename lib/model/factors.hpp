@@ -3,6 +3,9 @@
 // the ones it used in Prediction::factors so that the CLI and the report show them.
 #pragma once
 
+#include <span>
+#include <string_view>
+
 namespace fa4::model::factors {
 
 // --- Instruction counts (derived by counting, not fitted) -----------------------------------
@@ -65,5 +68,16 @@ inline constexpr double kListScheduleTailShare = 0.5;
 // Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
 // on an idle stream, a few microseconds); the harness measures it.
 inline constexpr double kLaunchOverheadSeconds = 4e-6;
+
+// --- The same constants as a table, for the report and anyone listing them ----------------
+
+struct Constant {
+  std::string_view name;
+  double value;
+  std::string_view kind;         // counted, published, fitted, by design, derived, assumption
+  std::string_view reported_as;  // the Prediction::factors name, or "" when not reported
+  std::string_view what;
+};
+std::span<const Constant> constants();
 
 }  // namespace fa4::model::factors

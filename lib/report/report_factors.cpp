@@ -93,59 +93,10 @@ std::string reported_table(const std::vector<hw::Spec>& gpus, std::string& notes
   return md::render(table) + "\n";
 }
 
-struct Constant {
-  std::string_view name;
-  double value;
-  std::string_view kind;  // counted, published, fitted, by design, derived, assumption
-  std::string_view reported_as;
-  std::string_view what;
-};
-
-namespace factors = model::factors;
-const Constant kConstants[] = {
-    {"kSoftmaxFmaOpsPerElement", factors::kSoftmaxFmaOpsPerElement, "counted", "",
-     "FP32-pipe instructions per score in the online softmax besides exp2: scale and subtract "
-     "the max (FFMA), row max (FMNMX), row sum (FADD), half a bf16 pack (F2FP)"},
-    {"kFmaOpsPerEmulatedExp2", factors::kFmaOpsPerEmulatedExp2, "counted", "",
-     "FP32-pipe instructions per software exp2 (FA4 §3.1.3): round-down add and subtract, the "
-     "fraction, a degree-3 Horner polynomial; the integer steps run on the ALU pipe"},
-    {"kBackwardFmaOpsPerElement", factors::kBackwardFmaOpsPerElement, "counted", "",
-     "FP32-pipe instructions per score in the backward pass: recompute P, dS = P·(dP - D), bf16 "
-     "packs"},
-    {"kMmaSyncShareHopper", factors::kMmaSyncShareHopper, "published", "mma_sync_share",
-     "mma.sync's rate as a share of wgmma's on Hopper (FA3 paper §2); Blackwell assumed alike"},
-    {"kConditionalRescaleShare", factors::kConditionalRescaleShare, "published", "rescale_share",
-     "tiles that still rescale O under conditional rescaling with threshold log2(256) (FA4 "
-     "§3.1.4)"},
-    {"kFa4DefaultExpEmulation", factors::kFa4DefaultExpEmulation, "published",
-     "exp_emulation (a prediction field)",
-     "exponentials FA4 emulates on the FP32 pipe by default (FA4 repo tuning); none where MUFU "
-     "doubled"},
-    {"kOverlapFa2Forward", factors::kOverlapFa2Forward, "by design", "overlap",
-     "FA2 runs MMA, then softmax, in the same warps; validated against PyTorch's flash backend "
-     "on the lab's H200"},
-    {"kOverlapFa3Forward", factors::kOverlapFa3Forward, "fitted", "overlap",
-     "FA3's ping-pong and intra-warpgroup pipelining hide part of the softmax; fitted to FA3's "
-     "full-kernel ablation figure on H100"},
-    {"kOverlapFa4Forward", factors::kOverlapFa4Forward, "by design", "overlap",
-     "tcgen05 MMA is asynchronous; softmax and correction warpgroups run beside it; validated "
-     "on FA4's B200 hd128 figure"},
-    {"kOverlapFa2Backward", factors::kOverlapFa2Backward, "by design", "overlap",
-     "FA2's backward keeps five GEMMs and the elementwise work in the same warps"},
-    {"kFa2BackwardSmemRereads", factors::kFa2BackwardSmemRereads, "fitted", "",
-     "times FA2's backward warps read each shared operand byte; fitted to PyTorch's flash "
-     "backward on the lab's H200 at hd128"},
-    {"kListScheduleTailShare", factors::kListScheduleTailShare, "derived", "",
-     "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
-     "CTA after the fluid bound (list scheduling)"},
-    {"kLaunchOverheadSeconds", factors::kLaunchOverheadSeconds, "assumption", "launch_overhead_s",
-     "host launch to kernel start, per launch; the harness measures it"},
-};
-
 std::string constants_table() {
   md::Table table{
       {{"constant"}, {"value", md::Align::right}, {"kind"}, {"reported as"}, {"what it is"}}, {}};
-  for (const Constant& c : kConstants)
+  for (const model::factors::Constant& c : model::factors::constants())
     table.rows.push_back({fmt::format("`{}`", c.name), compact(c.value), std::string(c.kind),
                           c.reported_as.empty() ? "—" : fmt::format("`{}`", c.reported_as),
                           std::string(c.what)});

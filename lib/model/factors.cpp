@@ -1,0 +1,53 @@
+#include "model/factors.hpp"
+
+namespace fa4::model::factors {
+namespace {
+
+const Constant kConstants[] = {
+    {"kSoftmaxFmaOpsPerElement", kSoftmaxFmaOpsPerElement, "counted", "",
+     "FP32-pipe instructions per score in the online softmax besides exp2: scale and subtract "
+     "the max (FFMA), row max (FMNMX), row sum (FADD), half a bf16 pack (F2FP)"},
+    {"kFmaOpsPerEmulatedExp2", kFmaOpsPerEmulatedExp2, "counted", "",
+     "FP32-pipe instructions per software exp2 (FA4 §3.1.3): round-down add and subtract, the "
+     "fraction, a degree-3 Horner polynomial; the integer steps run on the ALU pipe"},
+    {"kBackwardFmaOpsPerElement", kBackwardFmaOpsPerElement, "counted", "",
+     "FP32-pipe instructions per score in the backward pass: recompute P, dS = P·(dP - D), bf16 "
+     "packs"},
+    {"kMmaSyncShareHopper", kMmaSyncShareHopper, "published", "mma_sync_share",
+     "mma.sync's rate as a share of wgmma's on Hopper (FA3 paper §2); Blackwell assumed alike"},
+    {"kConditionalRescaleShare", kConditionalRescaleShare, "published", "rescale_share",
+     "tiles that still rescale O under conditional rescaling with threshold log2(256) (FA4 "
+     "§3.1.4)"},
+    {"kFa4DefaultExpEmulation", kFa4DefaultExpEmulation, "published",
+     "exp_emulation (a prediction field)",
+     "exponentials FA4 emulates on the FP32 pipe by default (FA4 repo tuning); none where MUFU "
+     "doubled"},
+    {"kOverlapFa2Forward", kOverlapFa2Forward, "by design", "overlap",
+     "FA2 runs MMA, then softmax, in the same warps; validated against PyTorch's flash backend "
+     "on the lab's H200"},
+    {"kFa2ExposedSmemShare", kFa2ExposedSmemShare, "fitted", "",
+     "share of FA2's forward ldmatrix time left exposed beside its MMA and exp; fitted to PyTorch's "
+     "flash forward on the lab's H200 at seqlen 8k, hd 64/128/256"},
+    {"kOverlapFa3Forward", kOverlapFa3Forward, "fitted", "overlap",
+     "FA3's ping-pong and intra-warpgroup pipelining hide part of the softmax; fitted to FA3's "
+     "full-kernel ablation figure on H100"},
+    {"kOverlapFa4Forward", kOverlapFa4Forward, "by design", "overlap",
+     "tcgen05 MMA is asynchronous; softmax and correction warpgroups run beside it; validated "
+     "on FA4's B200 hd128 figure"},
+    {"kOverlapFa2Backward", kOverlapFa2Backward, "by design", "overlap",
+     "FA2's backward keeps five GEMMs and the elementwise work in the same warps"},
+    {"kFa2BackwardSmemRereads", kFa2BackwardSmemRereads, "fitted", "",
+     "times FA2's backward warps read each shared operand byte; fitted to PyTorch's flash "
+     "backward on the lab's H200 at hd128"},
+    {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
+     "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
+     "CTA after the fluid bound (list scheduling)"},
+    {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption", "launch_overhead_s",
+     "host launch to kernel start, per launch; the harness measures it"},
+};
+
+}  // namespace
+
+std::span<const Constant> constants() { return kConstants; }
+
+}  // namespace fa4::model::factors
