@@ -138,9 +138,10 @@ std::vector<reference::RowId> sample_rows(const AttnShape& s, std::size_t max_ro
         for (std::int64_t i = 0; i < s.seqlen_q; ++i) rows.push_back({b, h, i});
     return rows;
   }
+  // Structured rows take at most half of the budget, the rest are random.
   const std::int64_t first_unmasked =
       s.causal ? std::max<std::int64_t>(0, s.seqlen_q - s.seqlen_k) : 0;
-  for (std::int64_t h = 0; h < s.heads_q; ++h) {
+  for (std::int64_t h = 0; h < s.heads_q && rows.size() < max_rows / 2; ++h) {
     rows.push_back({0, h, 0});
     rows.push_back({0, h, s.seqlen_q - 1});
     if (first_unmasked > 0) {

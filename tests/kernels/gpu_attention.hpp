@@ -50,9 +50,9 @@ struct HostOutputs {
 };
 Result<HostOutputs> fetch_outputs(const DeviceProblem& problem, const AttnShape& shape);
 
-// Rows to check: all of them when there are at most `max_rows`, else the first and last row of
-// every head of batch 0, the first rows with a visible key (causal, seqlen_q > seqlen_k), and
-// random rows up to `max_rows`.
+// Rows to check: all of them when there are at most `max_rows`, else, for the heads of batch 0
+// while they fill at most half of `max_rows`, the first and last rows and the rows around the
+// first visible key (causal, seqlen_q > seqlen_k); then random rows up to `max_rows`.
 std::vector<reference::RowId> sample_rows(const AttnShape& shape, std::size_t max_rows,
                                           std::uint64_t seed);
 
