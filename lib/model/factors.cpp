@@ -39,6 +39,9 @@ const Constant kConstants[] = {
     {"kFa2BackwardSmemRereads", kFa2BackwardSmemRereads, "fitted", "",
      "times FA2's backward warps read each shared operand byte; fitted to PyTorch's flash "
      "backward on the lab's H200 at hd128"},
+    {"kNaiveStreamingShare", kNaiveStreamingShare, "fitted", "naive_streaming_share",
+     "share of the measured copy bandwidth the naive algorithm's GEMMs and row softmax reach; "
+     "fitted to our naive kernel on the lab's H200 at hd128 seqlen 8k (170 TFLOP/s)"},
     {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
      "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
      "CTA after the fluid bound (list scheduling)"},

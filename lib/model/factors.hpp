@@ -60,6 +60,14 @@ inline constexpr double kOverlapFa4Forward = 1.0;
 inline constexpr double kOverlapFa2Backward = 0.0;
 inline constexpr double kFa2BackwardSmemRereads = 1.66;
 
+// --- The naive algorithm -------------------------------------------------------------------
+
+// Share of the measured copy bandwidth that the naive algorithm's three streaming launches
+// (cuBLAS GEMMs writing or reading S and P, the row softmax) reach. Fitted to our naive kernel on
+// the lent H200, hd128 seqlen 8k, 16k tokens: 170 TFLOP/s (lib/kernels/NOTES.md); its row
+// softmax uses scalar 2-byte loads.
+inline constexpr double kNaiveStreamingShare = 0.78;
+
 // --- Whole-kernel scheduling ---------------------------------------------------------------
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the

@@ -88,7 +88,8 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
 // One streaming phase of the naive algorithm: the larger of its arithmetic and its HBM time.
 double phase_seconds(const hw::Spec& gpu, double flops, double bytes) {
   const double compute = flops / (gpu.peak_flops(Dtype::bf16) * gpu.gemm_efficiency);
-  const double memory = bytes / (gpu.hbm_bytes_per_s * gpu.copy_efficiency);
+  const double memory =
+      bytes / (gpu.hbm_bytes_per_s * gpu.copy_efficiency * factors::kNaiveStreamingShare);
   return std::max(compute, memory) + factors::kLaunchOverheadSeconds;
 }
 
@@ -106,6 +107,9 @@ void add_common_factors(const hw::Spec& gpu, Prediction& p) {
 }
 
 Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
+  p.factors.push_back({"naive_streaming_share", factors::kNaiveStreamingShare,
+                       "share of copy bandwidth the naive launches reach",
+                       "our naive kernel, H200 hd128 s8k: 170 TFLOP/s"});
   // S = Q K^T, softmax, O = P V as three launches; S and P (input dtype) live in HBM, and the
   // causal mask saves nothing (the full S is computed, then masked).
   const double e = element_bytes(s.dtype);
@@ -121,7 +125,14 @@ Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Predic
   double seconds = 0;
   if (p.pass == Pass::fwd) {
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * d, q + k + scores);       // S = Q K^T
-    seconds += phase_seconds(gpu, 0, 2 * scores + bh * sq * kLseBytes);        // softmax
+    // The row softmax reads each row's unmasked scores (online max and sum), then reads and
+    // writes the whole row (P), with one exp2 per unmasked score on MUFU in each pass.
+    const double visible = unmasked_pairs(s) / (sq * sk);
+    const double exps = 2 * visible * bh * sq * sk;
+    const double mufu_s =
+        exps / (gpu.per_sm.mufu_ex2_per_clk * gpu.sms * gpu.peak_clock_mhz * 1e6);
+    seconds += std::max(mufu_s,
+                        phase_seconds(gpu, 0, (2 + visible) * scores + bh * sq * kLseBytes));
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + v + o);      // O = P V
   } else {
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + 2 * o + v);  // dV = P^T dO
