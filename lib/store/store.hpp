@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,26 @@ struct ReportRow {
   std::string model_version;
 };
 
+enum class MeasurementStatus { ok, failed, skipped };
+std::string_view to_string(MeasurementStatus status);
+
+// One kernel timed (or tried) on one problem. An ok measurement has times and tflops; a failed or
+// skipped one has a reason and no times.
+struct Measurement {
+  AttnShape shape;
+  Pass pass = Pass::fwd;
+  std::string kernel;
+  std::string source = "ours";  // 'ours', 'peer:torch-cudnn', ...
+  std::string device;           // CUDA device name
+  MeasurementStatus status = MeasurementStatus::ok;
+  std::string reason;  // why it failed or was skipped; empty when ok
+  double median_s = 0, p25_s = 0, p75_s = 0, min_s = 0, max_s = 0;
+  double tflops = 0;
+  double sm_clock_mhz = 0;              // 0: not read (stored as NULL)
+  std::vector<double> samples_s;        // every timed sample, in the order taken
+  std::optional<std::int64_t> prediction_id;  // the model's prediction for the same problem
+};
+
 struct OpenOptions {
   // false: refuse a missing file ("run 'fa4-analyze predict' first") instead of creating it.
   bool create = true;
@@ -110,6 +131,8 @@ class Store {
   Result<std::int64_t> begin_run(const RunInfo& info);
   // Records the predictions of a run, with their factors: all of them or, on any error, none.
   Status record_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
+  // Records one measurement and its samples in one transaction; returns the measurement's id.
+  Result<std::int64_t> record_measurement(std::int64_t run_id, const Measurement& m);
   // Records published figures, replacing earlier copies of the same figure: all or none.
   Status record_published(const std::vector<PublishedFigure>& figures);
 
