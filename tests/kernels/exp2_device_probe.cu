@@ -3,10 +3,10 @@
 #include <string>
 
 #include "exp2_device_probe.hpp"
-#include "gpu_attention.hpp"
+#include "bench/attention_check.hpp"
 #include "reference/exp2_emulation.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 namespace {
 
 constexpr int kThreads = 256;
@@ -48,4 +48,4 @@ Result<std::vector<float>> software_exp2_on_device(const std::vector<float>& inp
   return outputs;
 }
 
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 
 Result<std::vector<float>> software_exp2_on_device(const std::vector<float>& inputs);
 
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

@@ -8,7 +8,7 @@
 #include "kernels/registry.hpp"
 #include "reference/exp2_emulation.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 namespace {
 
 TEST(SoftwareExp2OnDevice, BitsMatchHostEverywhere) {
@@ -29,4 +29,4 @@ TEST(SoftwareExp2OnDevice, BitsMatchHostEverywhere) {
 }
 
 }  // namespace
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

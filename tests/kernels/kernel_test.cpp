@@ -9,11 +9,11 @@
 #include <tuple>
 #include <vector>
 
-#include "gpu_attention.hpp"
+#include "bench/attention_check.hpp"
 #include "kernels/registry.hpp"
 #include "reference/attention.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 namespace {
 
 constexpr std::size_t kMaxCheckedRows = 256;
@@ -115,4 +115,4 @@ TEST(Registry, NamesAreUniqueAndFindable) {
 }
 
 }  // namespace
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

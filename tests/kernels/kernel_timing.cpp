@@ -1,7 +1,7 @@
-// kernel_timing: times registered kernels for iterating on them (the real harness and
-// `fa4-analyze bench` come later). For each kernel and shape: check the output against the CPU
-// oracle on sampled rows (a failing kernel is not timed), then warm up, then N samples, each after
-// an L2 flush, timed with CUDA events around the launch alone; print median, min and max. The
+// kernel_timing: times registered kernels for iterating on them, with lib/bench's check and timer
+// (the same as `fa4-analyze bench`): check the output against the CPU oracle on sampled rows (a
+// failing kernel is not timed), then warm up, then N samples, each after an L2 flush, timed with
+// CUDA events around the launch alone; print median, min and max. The
 // same run measures three ceilings: back-to-back bf16 mma.sync (fa2's compute unit), a cuBLAS
 // bf16 8192^3 GEMM (wgmma) and a device-to-device copy. --csv appends rows to FILE.
 //
@@ -24,17 +24,16 @@
 #include <string>
 #include <vector>
 
-#include "gpu_attention.hpp"
+#include "bench/attention_run.hpp"
+#include "bench/timer.hpp"
 #include "kernels/registry.hpp"
-#include "mma_peak_probe.hpp"
+#include "bench/mma_peak_probe.hpp"
 #include "reference/attention.hpp"
 #include "reference/half_float.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 namespace {
 
-constexpr std::size_t kCheckedRows = 48;
-constexpr std::size_t kMinFlushBytes = std::size_t{256} << 20;
 constexpr int kGemmCeilingSize = 8192;
 constexpr std::size_t kCopyCeilingBytes = std::size_t{2} << 30;
 
@@ -114,46 +113,7 @@ Status cuda_check(cudaError_t status, const std::string& what) {
   return Error{what + ": " + cudaGetErrorString(status)};
 }
 
-struct Samples {
-  std::vector<float> ms;
-  float median() const {
-    std::vector<float> sorted = ms;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t n = sorted.size();
-    return n % 2 ? sorted[n / 2] : 0.5f * (sorted[n / 2 - 1] + sorted[n / 2]);
-  }
-  float min() const { return *std::min_element(ms.begin(), ms.end()); }
-  float max() const { return *std::max_element(ms.begin(), ms.end()); }
-};
-
-// Times `work` (which enqueues on the default stream): warm-up, then per sample an L2 flush
-// (memset of a buffer larger than L2) outside the timed region and events around `work`.
-template <class Work>
-Result<Samples> time_samples(Work work, const DeviceBuffer& flush, int warmup, int samples) {
-  for (int i = 0; i < warmup; ++i)
-    if (Status s = work(); !s) return s.error();
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  Samples result;
-  Status status = Ok{};
-  for (int i = 0; i < samples && status; ++i) {
-    status = cuda_check(cudaMemsetAsync(flush.get(), i & 0xff, flush.size()), "flushing L2");
-    if (status) status = cuda_check(cudaEventRecord(start), "recording an event");
-    if (status) status = work();
-    if (status) status = cuda_check(cudaEventRecord(stop), "recording an event");
-    if (status) status = cuda_check(cudaEventSynchronize(stop), "running the timed work");
-    float ms = 0.0f;
-    if (status) status = cuda_check(cudaEventElapsedTime(&ms, start, stop), "reading events");
-    result.ms.push_back(ms);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  if (!status) return status.error();
-  return result;
-}
-
-Status print_ceilings(const DeviceBuffer& flush, const Options& o, int multiprocessors,
+Status print_ceilings(const bench::Timer& timer, const Options& o, int multiprocessors,
                       std::ostream& csv) {
   Result<MmaPeak> mma = measure_mma_sync_peak(multiprocessors, o.samples);
   if (!mma) return mma.error();
@@ -191,15 +151,15 @@ Status print_ceilings(const DeviceBuffer& flush, const Options& o, int multiproc
       return Error{std::string("cuBLAS GEMM: ") + cublasGetStatusString(s)};
     return Ok{};
   };
-  Result<Samples> gemm_time = time_samples(gemm, flush, o.warmup, o.samples);
+  Result<bench::TimingStats> gemm_time = timer.time(gemm);
   cublasDestroy(handle);
   if (!gemm_time) return gemm_time.error();
   const double gemm_tflops =
-      2.0 * double(n) * double(n) * double(n) / (gemm_time->median() * 1e-3) / 1e12;
+      2.0 * double(n) * double(n) * double(n) / (gemm_time->median_s) / 1e12;
   std::printf("ceiling  cublas_bf16_gemm_8192^3  median %.3f ms  %.0f TFLOP/s\n",
-              gemm_time->median(), gemm_tflops);
-  csv << "ceiling,cublas_bf16_gemm_8192,,," << gemm_time->median() << "," << gemm_time->min() << ","
-      << gemm_time->max() << "," << gemm_tflops << ",\n";
+              gemm_time->median_s * 1e3, gemm_tflops);
+  csv << "ceiling,cublas_bf16_gemm_8192,,," << gemm_time->median_s * 1e3 << "," << gemm_time->min_s * 1e3 << ","
+      << gemm_time->max_s * 1e3 << "," << gemm_tflops << ",\n";
 
   Result<DeviceBuffer> source = DeviceBuffer::allocate(kCopyCeilingBytes);
   if (!source) return source.error();
@@ -214,13 +174,13 @@ Status print_ceilings(const DeviceBuffer& flush, const Options& o, int multiproc
         cudaMemcpyAsync(target->get(), source->get(), kCopyCeilingBytes, cudaMemcpyDeviceToDevice),
         "device copy");
   };
-  Result<Samples> copy_time = time_samples(copy, flush, o.warmup, o.samples);
+  Result<bench::TimingStats> copy_time = timer.time(copy);
   if (!copy_time) return copy_time.error();
-  const double tb_per_s = 2.0 * double(kCopyCeilingBytes) / (copy_time->median() * 1e-3) / 1e12;
+  const double tb_per_s = 2.0 * double(kCopyCeilingBytes) / (copy_time->median_s) / 1e12;
   std::printf("ceiling  device_copy_2GiB (read+write)  median %.3f ms  %.2f TB/s\n",
-              copy_time->median(), tb_per_s);
-  csv << "ceiling,device_copy_2GiB,,," << copy_time->median() << "," << copy_time->min() << ","
-      << copy_time->max() << ",," << tb_per_s << "\n";
+              copy_time->median_s * 1e3, tb_per_s);
+  csv << "ceiling,device_copy_2GiB,,," << copy_time->median_s * 1e3 << "," << copy_time->min_s * 1e3 << ","
+      << copy_time->max_s * 1e3 << ",," << tb_per_s << "\n";
   return Ok{};
 }
 
@@ -235,11 +195,11 @@ Status run(const Options& o) {
               driver);
   std::ostringstream csv;
 
-  Result<DeviceBuffer> flush =
-      DeviceBuffer::allocate(std::max(kMinFlushBytes, 2 * device->l2_bytes));
-  if (!flush) return flush.error();
+  Result<bench::Timer> timer = bench::Timer::create(
+      device->l2_bytes, {.warmup = o.warmup, .min_samples = o.samples, .max_samples = o.samples});
+  if (!timer) return timer.error();
   if (o.ceilings)
-    if (Status s = print_ceilings(*flush, o, device->multiprocessors, csv); !s) return s;
+    if (Status s = print_ceilings(*timer, o, device->multiprocessors, csv); !s) return s;
 
   std::vector<const kernels::Kernel*> selected;
   for (const kernels::Kernel* k : kernels::all_kernels())
@@ -249,66 +209,50 @@ Status run(const Options& o) {
   if (selected.empty()) return Error{"no registered kernel matches --kernels"};
 
   const std::uint64_t seed = std::random_device{}();
-  std::printf("inputs: normal(0, 1) rounded to %s, seed %llu\n",
+  std::printf("inputs: normal(0, 1) rounded to %s, seed %llu (fresh per shape)\n",
               std::string(to_string(o.dtype)).c_str(), static_cast<unsigned long long>(seed));
   std::printf("%-8s %-34s %10s %10s %10s %9s  %s\n", "kernel", "shape", "median_ms", "min_ms",
               "max_ms", "TFLOP/s", "check");
-  // Every shape holds tokens * hidden elements per tensor: one set of inputs serves them all.
-  auto shape_for = [&](std::int64_t seqlen) {
-    return AttnShape{.batch = o.tokens / seqlen,
-                     .heads_q = o.hidden / o.headdim,
-                     .heads_kv = o.hidden / o.headdim,
-                     .seqlen_q = seqlen,
-                     .seqlen_k = seqlen,
-                     .headdim = o.headdim,
-                     .headdim_v = o.headdim,
-                     .causal = false,
-                     .dtype = o.dtype};
-  };
   for (std::int64_t seqlen : o.seqlens)
     if (seqlen <= 0 || o.tokens % seqlen != 0 || o.hidden % o.headdim != 0)
       return Error{"--tokens must be a multiple of each seqlen and --hidden of --headdim"};
-  reference::AttnInputs in = reference::random_inputs(shape_for(o.seqlens.front()), seed);
-  for (std::int64_t seqlen : o.seqlens) {
-    const AttnShape base = shape_for(seqlen);
-    for (const kernels::Kernel* kernel : selected) {
-      Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel->workspace_bytes(base));
-      if (!problem) return problem.error();
+  for (std::int64_t seqlen : o.seqlens)
+    for (const kernels::Kernel* kernel : selected)
       for (bool causal : o.causal) {
-        AttnShape shape = base;
-        shape.causal = causal;
-        in.shape = shape;
+        const AttnShape shape{.batch = o.tokens / seqlen,
+                              .heads_q = o.hidden / o.headdim,
+                              .heads_kv = o.hidden / o.headdim,
+                              .seqlen_q = seqlen,
+                              .seqlen_k = seqlen,
+                              .headdim = o.headdim,
+                              .headdim_v = o.headdim,
+                              .causal = causal,
+                              .dtype = o.dtype};
         const std::string name = describe(shape);
-        if (auto reason = kernels::why_unsupported(*kernel, shape, *device)) {
-          std::printf("%-8s %-34s skipped: %s\n", std::string(kernel->name).c_str(), name.c_str(),
-                      reason->c_str());
+        const std::string kernel_name(kernel->name);
+        Result<bench::AttentionRun> r = bench::run_attention(*kernel, shape, *device, *timer,
+                                                             seed + std::uint64_t(seqlen));
+        if (!r) return r.error();
+        if (r->outcome == bench::Outcome::skipped) {
+          std::printf("%-8s %-34s skipped: %s\n", kernel_name.c_str(), name.c_str(),
+                      r->reason.c_str());
           continue;
         }
-        if (Status s = problem->poison_outputs(); !s) return s;
-        if (Status s = kernel->launch(shape, problem->buffers(), nullptr); !s) return s;
-        Result<HostOutputs> out = fetch_outputs(*problem, shape);
-        if (!out) return out.error();
-        const CheckResult check =
-            check_against_oracle(in, *out, sample_rows(shape, kCheckedRows, seed));
-        if (!check.passed()) {
-          std::printf("%-8s %-34s not timed: %s\n", std::string(kernel->name).c_str(), name.c_str(),
-                      check.summary().c_str());
-          csv << kernel->name << "," << name << "," << causal << "," << seqlen
+        if (r->outcome == bench::Outcome::failed) {
+          std::printf("%-8s %-34s not timed: %s\n", kernel_name.c_str(), name.c_str(),
+                      r->reason.c_str());
+          csv << kernel_name << "," << name << "," << causal << "," << seqlen
               << ",,,,,check failed\n";
           continue;
         }
-        auto launch = [&]() { return kernel->launch(shape, problem->buffers(), nullptr); };
-        Result<Samples> t = time_samples(launch, *flush, o.warmup, o.samples);
-        if (!t) return t.error();
-        const double tflops = attention_flops(shape, Pass::fwd) / (t->median() * 1e-3) / 1e12;
-        std::printf("%-8s %-34s %10.3f %10.3f %10.3f %9.1f  O err %.2e (tol %.2e)\n",
-                    std::string(kernel->name).c_str(), name.c_str(), t->median(), t->min(),
-                    t->max(), tflops, check.kernel.o, check.o_tolerance());
-        csv << kernel->name << "," << name << "," << causal << "," << seqlen << "," << t->median()
-            << "," << t->min() << "," << t->max() << "," << tflops << ",ok\n";
+        const bench::TimingStats& t = *r->timing;
+        std::printf("%-8s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
+                    name.c_str(), t.median_s * 1e3, t.min_s * 1e3, t.max_s * 1e3, r->tflops,
+                    r->reason.c_str());
+        csv << kernel_name << "," << name << "," << causal << "," << seqlen << ","
+            << t.median_s * 1e3 << "," << t.min_s * 1e3 << "," << t.max_s * 1e3 << ","
+            << r->tflops << ",ok\n";
       }
-    }
-  }
   if (!o.csv.empty()) {
     const bool fresh = !std::ifstream(o.csv).good();
     std::ofstream csv_file(o.csv, std::ios::app);
@@ -322,11 +266,11 @@ Status run(const Options& o) {
 }
 
 }  // namespace
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench
 
 int main(int argc, char** argv) {
-  const fa4::Result<fa4::gpu_check::Options> options = fa4::gpu_check::parse(argc, argv);
-  const fa4::Status status = options ? fa4::gpu_check::run(*options) : fa4::Status(options.error());
+  const fa4::Result<fa4::bench::Options> options = fa4::bench::parse(argc, argv);
+  const fa4::Status status = options ? fa4::bench::run(*options) : fa4::Status(options.error());
   if (!status) {
     std::fprintf(stderr, "error: %s\n", status.error().message.c_str());
     return 1;

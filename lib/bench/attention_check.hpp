@@ -1,6 +1,6 @@
 // Host helpers for running registered kernels on reference inputs and checking them against the
 // CPU oracle: device buffers, upload with poisoned outputs, row sampling, tolerances. Shared by the
-// GPU tests and kernel_timing.
+// GPU tests, kernel_timing and `fa4-analyze bench`.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 #include "kernels/registry.hpp"
 #include "reference/attention.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 
 // Owns one cudaMalloc allocation.
 class DeviceBuffer {
@@ -74,4 +74,4 @@ struct CheckResult {
 CheckResult check_against_oracle(const reference::AttnInputs& in, const HostOutputs& out,
                                  const std::vector<reference::RowId>& rows);
 
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "gpu_attention.hpp"
+#include "bench/attention_check.hpp"
 #include "kernels/sm80_primitives.cuh"
-#include "mma_peak_probe.hpp"
+#include "bench/mma_peak_probe.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 namespace {
 
 constexpr int kChains = 8;  // independent accumulators per warp: covers the MMA latency
@@ -85,4 +85,4 @@ Result<MmaPeak> measure_mma_sync_peak(int multiprocessors, int samples) {
   return MmaPeak{.median_ms = median_ms, .tflops = flops / (median_ms * 1e-3) / 1e12};
 }
 
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 
 struct MmaPeak {
   double median_ms = 0.0;
@@ -14,4 +14,4 @@ struct MmaPeak {
 // Times `samples` launches (after one warm-up) that fill every SM with independent mma.sync chains.
 Result<MmaPeak> measure_mma_sync_peak(int multiprocessors, int samples);
 
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

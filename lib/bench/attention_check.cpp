@@ -1,4 +1,4 @@
-#include "gpu_attention.hpp"
+#include "bench/attention_check.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -10,7 +10,7 @@
 
 #include "reference/half_float.hpp"
 
-namespace fa4::gpu_check {
+namespace fa4::bench {
 namespace {
 
 constexpr double kErrorFactor = 2.0;
@@ -193,4 +193,4 @@ CheckResult check_against_oracle(const reference::AttnInputs& in, const HostOutp
   return result;
 }
 
-}  // namespace fa4::gpu_check
+}  // namespace fa4::bench

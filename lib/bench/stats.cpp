@@ -1,0 +1,34 @@
+#include "bench/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fa4::bench {
+namespace {
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double position = q * double(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (position - double(below)) * (sorted[above] - sorted[below]);
+}
+
+}  // namespace
+
+double TimingStats::relative_iqr() const {
+  if (samples_s.size() < 2 || median_s <= 0) return 0;
+  return (p75_s - p25_s) / median_s;
+}
+
+TimingStats summarize(std::vector<double> samples_s) {
+  std::vector<double> sorted = samples_s;
+  std::sort(sorted.begin(), sorted.end());
+  return TimingStats{.median_s = quantile(sorted, 0.5),
+                     .p25_s = quantile(sorted, 0.25),
+                     .p75_s = quantile(sorted, 0.75),
+                     .min_s = sorted.front(),
+                     .max_s = sorted.back(),
+                     .samples_s = std::move(samples_s)};
+}
+
+}  // namespace fa4::bench

@@ -1,0 +1,69 @@
+#include "bench/timer.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+namespace fa4::bench {
+namespace {
+
+constexpr std::size_t kMinFlushBytes = std::size_t{256} << 20;
+
+Status cuda_check(cudaError_t status, const std::string& what) {
+  if (status == cudaSuccess) return Ok{};
+  return Error{what + ": " + cudaGetErrorString(status)};
+}
+
+// Two events, destroyed with the object.
+struct Events {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~Events() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+};
+
+}  // namespace
+
+Result<Timer> Timer::create(std::size_t l2_bytes, TimingOptions options) {
+  Result<DeviceBuffer> flush = DeviceBuffer::allocate(std::max(kMinFlushBytes, 2 * l2_bytes));
+  if (!flush) return flush.error();
+  return Timer(std::move(flush).value(), options);
+}
+
+Result<TimingStats> Timer::time(const std::function<Status()>& work) const {
+  for (int i = 0; i < options_.warmup; ++i)
+    if (Status s = work(); !s) return s.error();
+  if (Status s = cuda_check(cudaDeviceSynchronize(), "running the warm-up"); !s) return s.error();
+  Events events;
+  if (Status s = cuda_check(cudaEventCreate(&events.start), "creating an event"); !s)
+    return s.error();
+  if (Status s = cuda_check(cudaEventCreate(&events.stop), "creating an event"); !s)
+    return s.error();
+  const auto began = std::chrono::steady_clock::now();
+  std::vector<double> samples;
+  for (int i = 0; i < options_.max_samples; ++i) {
+    Status status =
+        cuda_check(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.size()), "flushing L2");
+    if (status) status = cuda_check(cudaEventRecord(events.start), "recording an event");
+    if (status) status = work();
+    if (status) status = cuda_check(cudaEventRecord(events.stop), "recording an event");
+    if (status) status = cuda_check(cudaEventSynchronize(events.stop), "running the timed work");
+    float ms = 0.0f;
+    if (status)
+      status = cuda_check(cudaEventElapsedTime(&ms, events.start, events.stop), "reading events");
+    if (!status) return status.error();
+    samples.push_back(double(ms) * 1e-3);
+    if (int(samples.size()) < options_.min_samples) continue;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (elapsed > options_.time_cap_s ||
+        summarize(samples).relative_iqr() < options_.target_relative_iqr)
+      break;
+  }
+  return summarize(std::move(samples));
+}
+
+}  // namespace fa4::bench
