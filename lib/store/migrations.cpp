@@ -207,7 +207,65 @@ SELECT r.*,
 FROM runs r;
 )sql";
 
-constexpr std::array kMigrations = {kRunsAndPredictions, kMeasurementsAndPublished};
+// Version 3: measured unit ceilings, and the key that keeps imported measurements unique.
+constexpr std::string_view kCeilingsAndImports = R"sql(
+-- One unit ceiling measured on a device by 'fa4-analyze ceilings'.
+CREATE TABLE ceilings (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  device TEXT NOT NULL,        -- CUDA device name
+  unit TEXT NOT NULL CHECK (unit <> ''),  -- 'wgmma_bf16', 'mma_sync_bf16', 'gemm_bf16', ...
+  value REAL NOT NULL CHECK (value > 0),
+  value_unit TEXT NOT NULL,    -- 'TFLOP/s', 'Tops/s', 'TB/s'
+  per_sm_per_clk REAL,         -- the value per SM per clock at sm_clock_mhz; NULL for HBM
+  sm_clock_mhz REAL,
+  time_median_s REAL NOT NULL CHECK (time_median_s > 0),
+  method TEXT NOT NULL
+);
+CREATE INDEX ceilings_by_device ON ceilings (device, unit, id);
+
+-- Every timed sample of a ceiling probe, in the order taken.
+CREATE TABLE ceiling_samples (
+  ceiling_id INTEGER NOT NULL REFERENCES ceilings (id) ON DELETE CASCADE,
+  sample_index INTEGER NOT NULL CHECK (sample_index >= 0),
+  time_s REAL NOT NULL CHECK (time_s > 0),
+  PRIMARY KEY (ceiling_id, sample_index)
+) WITHOUT ROWID;
+
+-- The latest ceiling of each (device, unit): what '--ceilings measured' uses.
+CREATE VIEW v_latest_ceilings AS
+SELECT r.started_at, r.revision, c.*
+FROM ceilings c
+JOIN runs r ON r.id = c.run_id
+WHERE c.id = (SELECT MAX(id) FROM ceilings l WHERE l.device = c.device AND l.unit = c.unit);
+
+-- Imported measurements carry the key of their origin (the peer run and the record), so
+-- importing the same file again adds nothing.
+ALTER TABLE measurements ADD COLUMN import_key TEXT;
+CREATE UNIQUE INDEX measurements_by_import_key ON measurements (import_key)
+  WHERE import_key IS NOT NULL;
+
+-- The latest measurement of each (device, kernel, source, problem): what the report compares.
+CREATE VIEW v_latest_measurements AS
+SELECT * FROM v_measurements m
+WHERE m.id = (SELECT MAX(l.id) FROM measurements l
+              WHERE l.device = m.device AND l.kernel = m.kernel AND l.source = m.source
+                AND l.pass = m.pass AND l.batch = m.batch AND l.heads_q = m.heads_q
+                AND l.heads_kv = m.heads_kv AND l.seqlen_q = m.seqlen_q
+                AND l.seqlen_k = m.seqlen_k AND l.headdim = m.headdim
+                AND l.headdim_v = m.headdim_v AND l.causal = m.causal AND l.dtype = m.dtype);
+
+DROP VIEW v_runs;
+CREATE VIEW v_runs AS
+SELECT r.*,
+       (SELECT COUNT(*) FROM predictions p WHERE p.run_id = r.id) AS predictions,
+       (SELECT COUNT(*) FROM measurements m WHERE m.run_id = r.id) AS measurements,
+       (SELECT COUNT(*) FROM ceilings c WHERE c.run_id = r.id) AS ceilings
+FROM runs r;
+)sql";
+
+constexpr std::array kMigrations = {kRunsAndPredictions, kMeasurementsAndPublished,
+                                    kCeilingsAndImports};
 
 }  // namespace
 

@@ -18,7 +18,7 @@
 
 namespace fa4::store {
 
-enum class RunKind { predict, bench, import };
+enum class RunKind { predict, bench, import, ceilings };
 std::string_view to_string(RunKind kind);
 
 // What begin_run records; the store stamps started_at (UTC) itself. Empty strings are stored as
@@ -108,6 +108,58 @@ struct Measurement {
   double sm_clock_mhz = 0;              // 0: not read (stored as NULL)
   std::vector<double> samples_s;        // every timed sample, in the order taken
   std::optional<std::int64_t> prediction_id;  // the model's prediction for the same problem
+  // Where an imported measurement came from ("<peer run id>/<kernel>/<pass>/<problem>"): unique
+  // in the database, so importing it again is a no-op. Empty for our own measurements.
+  std::string import_key;
+};
+
+// One imported run: what it says about itself, and its measurements.
+struct ImportedRun {
+  RunInfo info;  // kind import
+  std::vector<Measurement> measurements;
+};
+
+struct ImportCounts {
+  std::int64_t runs = 0;          // runs created (a run whose rows were all present creates none)
+  std::int64_t added = 0;         // measurements recorded
+  std::int64_t already_present = 0;  // skipped: their import_key was already recorded
+};
+
+// One unit ceiling measured by 'fa4-analyze ceilings'.
+struct Ceiling {
+  std::string device;      // CUDA device name
+  std::string unit;        // "wgmma_bf16", "mma_sync_bf16", "gemm_bf16", "mufu_ex2", ...
+  double value = 0;        // in value_unit
+  std::string value_unit;  // "TFLOP/s", "Tops/s", "TB/s"
+  double per_sm_per_clk = 0;  // 0: not applicable (stored as NULL)
+  double sm_clock_mhz = 0;    // 0: not read
+  double median_s = 0;
+  std::vector<double> samples_s;
+  std::string method;  // one line: what was timed
+};
+
+// A measurement as the report compares it: the latest of its (device, kernel, source, problem).
+struct MeasurementRow {
+  std::int64_t id = 0;
+  std::int64_t run_id = 0;
+  std::string started_at;  // of the run
+  std::string revision;    // of the run
+  std::string device;
+  std::string kernel;
+  std::string source;
+  AttnShape shape;
+  Pass pass = Pass::fwd;
+  std::string status;  // "ok", "failed", "skipped"
+  std::string reason;
+  double median_s = 0, tflops = 0;  // 0 unless ok
+  double predicted_tflops = 0;      // the linked prediction's; 0 when none
+  std::string predicted_gpu;        // its hardware model id
+};
+
+struct CeilingRow {
+  std::int64_t run_id = 0;
+  std::string started_at;
+  Ceiling ceiling;
 };
 
 struct OpenOptions {
@@ -127,12 +179,17 @@ class Store {
 
   const std::string& path() const { return path_; }
 
-  // Starts a run (a rerun is a new run); returns its id.
+  // Starts a run (a rerun is a new run); returns its id. Inside a transaction, part of it.
   Result<std::int64_t> begin_run(const RunInfo& info);
   // Records the predictions of a run, with their factors: all of them or, on any error, none.
   Status record_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
   // Records one measurement and its samples in one transaction; returns the measurement's id.
   Result<std::int64_t> record_measurement(std::int64_t run_id, const Measurement& m);
+  // Records imported runs in one transaction: all of them or, on any error, none. Measurements
+  // whose import_key is already recorded are counted, not added again.
+  Result<ImportCounts> import_runs(const std::vector<ImportedRun>& runs);
+  // Records a run's ceilings with their samples: all or none.
+  Status record_ceilings(std::int64_t run_id, const std::vector<Ceiling>& ceilings);
   // Records published figures, replacing earlier copies of the same figure: all or none.
   Status record_published(const std::vector<PublishedFigure>& figures);
 
@@ -144,10 +201,17 @@ class Store {
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;
+  // The latest measurement of each (device, kernel, source, problem), ordered by device, pass,
+  // dtype, causal, head dims, batch, heads, seqlens, kernel.
+  Result<std::vector<MeasurementRow>> measurements_for_report() const;
+  // The latest ceiling of each (device, unit), ordered by device and unit.
+  Result<std::vector<CeilingRow>> latest_ceilings() const;
 
  private:
   Store(std::string path, Db db) : path_(std::move(path)), db_(std::move(db)) {}
   Status check_run_exists(std::int64_t run_id) const;
+  // Inside the caller's transaction; returns the measurement's id.
+  Result<std::int64_t> insert_measurement(std::int64_t run_id, const Measurement& m);
 
   std::string path_;
   Db db_;

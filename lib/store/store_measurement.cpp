@@ -1,4 +1,5 @@
-// Writing measurements with every sample: one transaction per measurement.
+// Writing measurements with every sample (one transaction per measurement), imported runs (one
+// transaction per import) and measured ceilings.
 #include <fmt/format.h>
 
 #include "store/problem_columns.hpp"
@@ -18,22 +19,19 @@ std::string_view to_string(MeasurementStatus status) {
   return "?";
 }
 
-Result<std::int64_t> Store::record_measurement(std::int64_t run_id, const Measurement& m) {
+Result<std::int64_t> Store::insert_measurement(std::int64_t run_id, const Measurement& m) {
   const bool ok = m.status == MeasurementStatus::ok;
   if (!ok && m.reason.empty())
     return Error{fmt::format("{}: a {} measurement of {} needs a reason", path_,
                              to_string(m.status), m.kernel)};
   std::string problem_placeholders = "?";
   for (int c = 1; c < kProblemColumnCount; ++c) problem_placeholders += ", ?";
-  auto tx = Transaction::begin(db_.get());
-  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
-  if (auto exists = check_run_exists(run_id); !exists) return exists.error();
   auto insert = Statement::prepare(
       db_.get(),
       fmt::format("INSERT INTO measurements (run_id, {}, kernel, source, device, status, reason, "
                   "time_median_s, time_p25_s, time_p75_s, time_min_s, time_max_s, tflops, "
-                  "sm_clock_mhz, prediction_id) VALUES (?, {}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                  "?, ?)",
+                  "sm_clock_mhz, prediction_id, import_key) VALUES (?, {}, ?, ?, ?, ?, ?, ?, ?, "
+                  "?, ?, ?, ?, ?, ?, ?)",
                   kProblemColumns, problem_placeholders));
   if (!insert) return insert.error();
   insert->bind(1, run_id);
@@ -59,6 +57,7 @@ Result<std::int64_t> Store::record_measurement(std::int64_t run_id, const Measur
     insert->bind(i++, *m.prediction_id);
   else
     insert->bind_null(i++);
+  insert->bind_or_null(i++, std::string_view(m.import_key));
   if (auto done = insert->run(); !done)
     return Error{fmt::format("{}: cannot record {} on {}: {}", path_, m.kernel, describe(m.shape),
                              done.error().message)};
@@ -73,8 +72,94 @@ Result<std::int64_t> Store::record_measurement(std::int64_t run_id, const Measur
       return Error{fmt::format("{}: sample {} of {}: {}", path_, s, m.kernel,
                                done.error().message)};
   }
+  return id;
+}
+
+Result<std::int64_t> Store::record_measurement(std::int64_t run_id, const Measurement& m) {
+  auto tx = Transaction::begin(db_.get());
+  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
+  if (auto exists = check_run_exists(run_id); !exists) return exists.error();
+  auto id = insert_measurement(run_id, m);
+  if (!id) return id;
   if (auto committed = tx->commit(); !committed) return committed.error();
   return id;
+}
+
+Result<ImportCounts> Store::import_runs(const std::vector<ImportedRun>& runs) {
+  auto tx = Transaction::begin(db_.get());
+  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
+  auto present = Statement::prepare(db_.get(), "SELECT 1 FROM measurements WHERE import_key = ?");
+  if (!present) return present.error();
+  ImportCounts counts;
+  for (const ImportedRun& run : runs) {
+    std::vector<const Measurement*> fresh;
+    for (const Measurement& m : run.measurements) {
+      if (!m.import_key.empty()) {
+        present->reset();
+        auto row = present->bind(1, std::string_view(m.import_key)).step();
+        if (!row) return row.error();
+        if (*row) {
+          ++counts.already_present;
+          continue;
+        }
+      }
+      fresh.push_back(&m);
+    }
+    if (fresh.empty()) continue;
+    auto run_id = begin_run(run.info);
+    if (!run_id) return run_id.error();
+    ++counts.runs;
+    for (const Measurement* m : fresh) {
+      if (auto id = insert_measurement(*run_id, *m); !id)
+        return Error{fmt::format("imported nothing: {}", id.error().message)};
+      ++counts.added;
+    }
+  }
+  if (auto committed = tx->commit(); !committed) return committed.error();
+  return counts;
+}
+
+Status Store::record_ceilings(std::int64_t run_id, const std::vector<Ceiling>& ceilings) {
+  auto tx = Transaction::begin(db_.get());
+  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
+  if (auto exists = check_run_exists(run_id); !exists) return exists;
+  auto insert = Statement::prepare(
+      db_.get(),
+      "INSERT INTO ceilings (run_id, device, unit, value, value_unit, per_sm_per_clk, "
+      "sm_clock_mhz, time_median_s, method) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!insert) return insert.error();
+  auto sample = Statement::prepare(
+      db_.get(), "INSERT INTO ceiling_samples (ceiling_id, sample_index, time_s) VALUES (?, ?, ?)");
+  if (!sample) return sample.error();
+  for (const Ceiling& c : ceilings) {
+    insert->reset();
+    insert->bind(1, run_id)
+        .bind(2, std::string_view(c.device))
+        .bind(3, std::string_view(c.unit))
+        .bind(4, c.value)
+        .bind(5, std::string_view(c.value_unit));
+    if (c.per_sm_per_clk > 0)
+      insert->bind(6, c.per_sm_per_clk);
+    else
+      insert->bind_null(6);
+    if (c.sm_clock_mhz > 0)
+      insert->bind(7, c.sm_clock_mhz);
+    else
+      insert->bind_null(7);
+    insert->bind(8, c.median_s).bind(9, std::string_view(c.method));
+    if (auto done = insert->run(); !done)
+      return Error{fmt::format("{}: recorded none of the {} ceilings: {} on {}: {}", path_,
+                               ceilings.size(), c.unit, c.device, done.error().message)};
+    const std::int64_t id = sqlite3_last_insert_rowid(db_.get());
+    for (std::size_t s = 0; s < c.samples_s.size(); ++s) {
+      sample->reset();
+      sample->bind(1, id).bind(2, static_cast<std::int64_t>(s)).bind(3, c.samples_s[s]);
+      if (auto done = sample->run(); !done)
+        return Error{fmt::format("{}: sample {} of ceiling {}: {}", path_, s, c.unit,
+                                 done.error().message)};
+    }
+  }
+  return tx->commit();
 }
 
 }  // namespace fa4::store

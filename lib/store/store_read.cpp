@@ -166,6 +166,69 @@ Result<std::vector<ReportRow>> Store::predictions_for_report() const {
   }
 }
 
+Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {
+  auto select = Statement::prepare(
+      db_.get(),
+      fmt::format("SELECT id, run_id, started_at, revision, device, kernel, source, status, "
+                  "reason, time_median_s, tflops, predicted_tflops, predicted_gpu, {} "
+                  "FROM v_latest_measurements ORDER BY device, pass, dtype, causal, headdim, "
+                  "headdim_v, batch, heads_q, heads_kv, seqlen_q, seqlen_k, kernel, source",
+                  kProblemColumns));
+  if (!select) return select.error();
+  std::vector<MeasurementRow> rows;
+  for (;;) {
+    auto more = select->step();
+    if (!more)
+      return Error{fmt::format("{}: cannot read measurements: {}", path_, more.error().message)};
+    if (!*more) return rows;
+    MeasurementRow& row = rows.emplace_back();
+    row.id = select->column_int(0);
+    row.run_id = select->column_int(1);
+    row.started_at = select->column_text(2);
+    row.revision = select->column_text(3);
+    row.device = select->column_text(4);
+    row.kernel = select->column_text(5);
+    row.source = select->column_text(6);
+    row.status = select->column_text(7);
+    row.reason = select->column_text(8);
+    row.median_s = select->column_double(9);
+    row.tflops = select->column_double(10);
+    row.predicted_tflops = select->column_double(11);
+    row.predicted_gpu = select->column_text(12);
+    auto problem = read_problem(*select, 13);
+    if (!problem)
+      return Error{fmt::format("{}: measurement {}: {}", path_, row.id, problem.error().message)};
+    std::tie(row.shape, row.pass) = *problem;
+  }
+}
+
+Result<std::vector<CeilingRow>> Store::latest_ceilings() const {
+  auto select = Statement::prepare(
+      db_.get(),
+      "SELECT run_id, started_at, device, unit, value, value_unit, per_sm_per_clk, sm_clock_mhz, "
+      "time_median_s, method FROM v_latest_ceilings ORDER BY device, unit");
+  if (!select) return select.error();
+  std::vector<CeilingRow> rows;
+  for (;;) {
+    auto more = select->step();
+    if (!more)
+      return Error{fmt::format("{}: cannot read ceilings: {}", path_, more.error().message)};
+    if (!*more) return rows;
+    CeilingRow& row = rows.emplace_back();
+    row.run_id = select->column_int(0);
+    row.started_at = select->column_text(1);
+    Ceiling& c = row.ceiling;
+    c.device = select->column_text(2);
+    c.unit = select->column_text(3);
+    c.value = select->column_double(4);
+    c.value_unit = select->column_text(5);
+    c.per_sm_per_clk = select->column_double(6);
+    c.sm_clock_mhz = select->column_double(7);
+    c.median_s = select->column_double(8);
+    c.method = select->column_text(9);
+  }
+}
+
 Table to_table(const std::vector<RunRow>& runs) {
   Table table{{"id", "started_at", "kind", "revision", "host", "device", "driver", "cuda_version",
                "predictions", "measurements", "notes", "command_line"},

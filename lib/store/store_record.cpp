@@ -89,6 +89,8 @@ std::string_view to_string(RunKind kind) {
       return "bench";
     case RunKind::import:
       return "import";
+    case RunKind::ceilings:
+      return "ceilings";
   }
   return "?";
 }
