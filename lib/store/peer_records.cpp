@@ -1,0 +1,178 @@
+// Parsing the peer runner's JSON Lines into measurements grouped by peer run.
+#include "store/peer_records.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace fa4::store {
+namespace {
+
+using nlohmann::json;
+
+// Thrown inside one record's parse, caught per line and turned into an Error with its line.
+struct FieldError {
+  std::string message;
+};
+
+const json& field(const json& o, const char* name) {
+  if (!o.is_object() || !o.contains(name)) throw FieldError{fmt::format("missing \"{}\"", name)};
+  return o.at(name);
+}
+
+std::string text(const json& o, const char* name) {
+  const json& v = field(o, name);
+  if (!v.is_string() || v.get<std::string>().empty())
+    throw FieldError{fmt::format("\"{}\" must be a non-empty string", name)};
+  return v.get<std::string>();
+}
+
+std::string text_or_empty(const json& o, const char* name) {
+  if (!o.contains(name) || o.at(name).is_null()) return "";
+  if (!o.at(name).is_string()) throw FieldError{fmt::format("\"{}\" must be a string or null", name)};
+  return o.at(name).get<std::string>();
+}
+
+double positive(const json& o, const char* name) {
+  const json& v = field(o, name);
+  if (!v.is_number() || !(v.get<double>() > 0))
+    throw FieldError{fmt::format("\"{}\" must be a positive number", name)};
+  return v.get<double>();
+}
+
+std::int64_t positive_int(const json& o, const char* name) {
+  const json& v = field(o, name);
+  if (!v.is_number_integer() || v.get<std::int64_t>() <= 0)
+    throw FieldError{fmt::format("\"shape\".\"{}\" must be a positive integer", name)};
+  return v.get<std::int64_t>();
+}
+
+AttnShape parse_shape(const json& o) {
+  AttnShape s;
+  s.batch = positive_int(o, "batch");
+  s.heads_q = positive_int(o, "heads_q");
+  s.heads_kv = positive_int(o, "heads_kv");
+  s.seqlen_q = positive_int(o, "seqlen_q");
+  s.seqlen_k = positive_int(o, "seqlen_k");
+  s.headdim = positive_int(o, "headdim");
+  s.headdim_v = positive_int(o, "headdim_v");
+  if (!field(o, "causal").is_boolean()) throw FieldError{"\"shape\".\"causal\" must be true or false"};
+  s.causal = o.at("causal").get<bool>();
+  auto dtype = parse_dtype(text(o, "dtype"));
+  if (!dtype) throw FieldError{"\"shape\": " + dtype.error().message};
+  s.dtype = *dtype;
+  if (Status ok = validate(s); !ok) throw FieldError{"\"shape\": " + ok.error().message};
+  return s;
+}
+
+MeasurementStatus parse_status(const std::string& s) {
+  if (s == "ok") return MeasurementStatus::ok;
+  if (s == "failed") return MeasurementStatus::failed;
+  if (s == "skipped") return MeasurementStatus::skipped;
+  throw FieldError{fmt::format("\"status\" is \"{}\"; expected \"ok\", \"failed\" or \"skipped\"", s)};
+}
+
+std::string versions_text(const json& record) {
+  if (!record.contains("versions") || !record.at("versions").is_object()) return "";
+  std::string out;
+  for (const auto& [name, value] : record.at("versions").items()) {
+    if (value.is_null()) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name,
+                       value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+Measurement parse_measurement(const json& r, const std::string& run) {
+  Measurement m;
+  m.kernel = text(r, "kernel");
+  m.source = text(r, "source");
+  if (!m.source.starts_with("peer:"))
+    throw FieldError{fmt::format("\"source\" is \"{}\"; peer records are tagged \"peer:...\"",
+                                 m.source)};
+  m.device = text(r, "device");
+  m.shape = parse_shape(field(r, "shape"));
+  auto pass = parse_pass(text(r, "pass"));
+  if (!pass) throw FieldError{"\"pass\": " + pass.error().message};
+  m.pass = *pass;
+  m.status = parse_status(text(r, "status"));
+  m.reason = text_or_empty(r, "reason");
+  if (m.status != MeasurementStatus::ok && m.reason.empty())
+    throw FieldError{fmt::format("a {} record needs a \"reason\"", to_string(m.status))};
+  if (r.contains("sm_clock_mhz") && r.at("sm_clock_mhz").is_number())
+    m.sm_clock_mhz = r.at("sm_clock_mhz").get<double>();
+  if (m.status == MeasurementStatus::ok) {
+    m.median_s = positive(r, "median_s");
+    m.p25_s = positive(r, "p25_s");
+    m.p75_s = positive(r, "p75_s");
+    m.min_s = positive(r, "min_s");
+    m.max_s = positive(r, "max_s");
+    const json& samples = field(r, "samples_s");
+    if (!samples.is_array() || samples.empty())
+      throw FieldError{"\"samples_s\" must be a non-empty array of seconds"};
+    for (const json& s : samples) {
+      if (!s.is_number() || !(s.get<double>() > 0))
+        throw FieldError{"\"samples_s\" holds a value that is not a positive number"};
+      m.samples_s.push_back(s.get<double>());
+    }
+    m.tflops = attention_flops(m.shape, m.pass) / m.median_s / 1e12;
+  }
+  m.import_key = fmt::format("{}/{}/{}/{}", run, m.kernel, to_string(m.pass), describe(m.shape));
+  return m;
+}
+
+RunInfo run_info(const json& r, const std::string& run, const std::string& origin,
+                 const std::string& command_line) {
+  RunInfo info;
+  info.kind = RunKind::import;
+  info.revision = text_or_empty(r, "revision");
+  if (info.revision.empty()) info.revision = "unknown";
+  info.host = text_or_empty(r, "host");
+  info.command_line = command_line;
+  info.device = text(r, "device");
+  info.driver = text_or_empty(r, "driver");
+  info.cuda_version = text_or_empty(r, "cuda");
+  info.notes = fmt::format("peer run {} measured at {} ({}); imported from {}", run,
+                           text_or_empty(r, "measured_at"), versions_text(r), origin);
+  return info;
+}
+
+}  // namespace
+
+Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std::string& origin,
+                                                    const std::string& command_line) {
+  std::vector<ImportedRun> runs;
+  std::map<std::string, std::size_t> run_index;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      const json record = json::parse(line);
+      if (!record.is_object()) throw FieldError{"a record must be a JSON object"};
+      const std::string schema = text(record, "schema");
+      if (schema != "fa4-peer/1")
+        throw FieldError{fmt::format("\"schema\" is \"{}\"; this version reads \"fa4-peer/1\"",
+                                     schema)};
+      const std::string run = text(record, "run");
+      Measurement m = parse_measurement(record, run);
+      auto [at, inserted] = run_index.try_emplace(run, runs.size());
+      if (inserted) runs.push_back({run_info(record, run, origin, command_line), {}});
+      runs[at->second].measurements.push_back(std::move(m));
+    } catch (const json::exception& e) {
+      return Error{fmt::format("{}:{}: not valid JSON ({}); nothing was imported", origin, number,
+                               e.what())};
+    } catch (const FieldError& e) {
+      return Error{fmt::format("{}:{}: {}; nothing was imported", origin, number, e.message)};
+    }
+  }
+  if (in.bad()) return Error{fmt::format("{}: read error after line {}", origin, number)};
+  if (runs.empty())
+    return Error{fmt::format("{}: no peer records (expected JSON Lines of schema fa4-peer/1)",
+                             origin)};
+  return runs;
+}
+
+}  // namespace fa4::store

@@ -1,0 +1,22 @@
+// Peer results as the peer runner (scripts/peers/torch_peers.py) writes them: JSON Lines, one
+// record per (peer, problem, pass), schema "fa4-peer/1" (scripts/peers/README.md). Parsed whole
+// before anything is recorded, so a malformed line loads nothing.
+#pragma once
+
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+namespace fa4::store {
+
+// One ImportedRun per peer run ("run" field), in the order first seen. Each measurement's
+// import_key is "<run>/<kernel>/<pass>/<problem>"; its TFLOP/s is recomputed from the median
+// time with this project's FLOP convention. Errors name `origin`, the line number and the field.
+// `command_line` is stored on each run; its notes say the peer's versions and `origin`.
+Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std::string& origin,
+                                                    const std::string& command_line);
+
+}  // namespace fa4::store
