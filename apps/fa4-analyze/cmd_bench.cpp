@@ -85,8 +85,10 @@ void run_bench(const Context& ctx, const std::vector<const kernels::Kernel*>& se
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec* gpu = hw::match_device_name(specs, device->name);
   auto db = take(store::Store::open(ctx.db_path));
-  const auto run_id =
-      take(db.begin_run(current_run_info(store::RunKind::bench, ctx, device->name)));
+  store::RunInfo info = current_run_info(store::RunKind::bench, ctx, device->name);
+  info.driver = bench::driver_version();
+  info.cuda_version = bench::cuda_versions();
+  const auto run_id = take(db.begin_run(info));
   const auto timer = take(bench::Timer::create(device->l2_bytes));
   const std::uint64_t seed = std::random_device{}();
   const bool terminal = isatty(fileno(stdout));

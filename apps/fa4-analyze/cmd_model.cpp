@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ceilings_option.hpp"
 #include "context.hpp"
 #include "hw/loader.hpp"
 #include "model/describe.hpp"
@@ -23,12 +24,14 @@ struct ModelOptions {
   bool no_conditional_rescale = false;
   bool two_cta = false;
   bool json = false;
+  std::string ceilings = "datasheet";
   ShapeOptions shape;
 };
 
 void run_model(const Context& ctx, const ModelOptions& o) {
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
-  const hw::Spec& gpu = *take(hw::find_spec(specs, o.gpu));
+  const hw::Spec gpu =
+      apply_ceilings(ctx, specs, *take(hw::find_spec(specs, o.gpu)), o.ceilings);
   model::Options options;
   options.algorithm = take(model::parse_algorithm(o.kernel));
   options.pass = take(parse_pass(o.pass));
@@ -61,6 +64,7 @@ void setup(CLI::App& app, Context& ctx) {
               "Rescale O on every tile (fa4; default: conditional, threshold 8)");
   c->add_flag("--two-cta", o->two_cta, "FA4 backward in 2-CTA mode (Blackwell)");
   c->add_flag("--json", o->json, "Print one JSON object");
+  add_ceilings_option(*c, o->ceilings);
   o->shape.add_to(*c);
   c->callback([&ctx, o] { run_model(ctx, *o); });
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ceilings_option.hpp"
 #include "context.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
@@ -20,16 +21,18 @@ struct PredictOptions {
   std::vector<std::string> gpus{"all"};
   std::vector<std::string> kernels{"all"};
   std::vector<std::string> passes{"fwd", "bwd"};
+  std::string ceilings = "datasheet";
 };
 
-std::vector<const hw::Spec*> pick_gpus(const std::vector<hw::Spec>& specs,
-                                       const std::vector<std::string>& names) {
-  std::vector<const hw::Spec*> out;
-  if (names.size() == 1 && names[0] == "all") {
-    for (const auto& s : specs) out.push_back(&s);
+std::vector<hw::Spec> pick_gpus(const Context& ctx, const std::vector<hw::Spec>& specs,
+                                const PredictOptions& o) {
+  std::vector<hw::Spec> out;
+  if (o.gpus.size() == 1 && o.gpus[0] == "all") {
+    for (const auto& s : specs) out.push_back(apply_ceilings(ctx, specs, s, o.ceilings));
     return out;
   }
-  for (const auto& name : names) out.push_back(take(hw::find_spec(specs, name)));
+  for (const auto& name : o.gpus)
+    out.push_back(apply_ceilings(ctx, specs, *take(hw::find_spec(specs, name)), o.ceilings));
   return out;
 }
 
@@ -43,7 +46,7 @@ std::vector<model::Algorithm> pick_kernels(const std::vector<std::string>& names
 
 void run_predict(const Context& ctx, const PredictOptions& o) {
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
-  const auto gpus = pick_gpus(specs, o.gpus);
+  const auto gpus = pick_gpus(ctx, specs, o);
   const auto kernels = pick_kernels(o.kernels);
   std::vector<Pass> passes;
   for (const auto& p : o.passes) passes.push_back(take(parse_pass(p)));
@@ -54,9 +57,9 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
   std::vector<model::Prediction> predictions;
   std::size_t skipped = 0;
   std::string first_skip;
-  for (const hw::Spec* gpu : gpus)
+  for (const hw::Spec& gpu : gpus)
     for (model::Algorithm algorithm : kernels) {
-      if (auto reason = model::unsupported_reason(*gpu, algorithm)) {
+      if (auto reason = model::unsupported_reason(gpu, algorithm)) {
         ++skipped;
         continue;
       }
@@ -66,7 +69,7 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
             model::Options options;
             options.algorithm = algorithm;
             options.pass = pass;
-            auto p = model::predict(*gpu, shape, options);
+            auto p = model::predict(gpu, shape, options);
             if (!p) {
               if (first_skip.empty()) first_skip = p.error().message;
               ++skipped;
@@ -76,9 +79,11 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
           }
     }
   std::string devices;
-  for (const hw::Spec* gpu : gpus) devices += (devices.empty() ? "" : ",") + gpu->id;
+  for (const hw::Spec& gpu : gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
   auto db = take(store::Store::open(ctx.db_path));
-  const auto run_id = take(db.begin_run(current_run_info(store::RunKind::predict, ctx, devices)));
+  store::RunInfo info = current_run_info(store::RunKind::predict, ctx, devices);
+  if (o.ceilings == "measured") info.notes = "unit ceilings measured on the GPU (--ceilings measured)";
+  const auto run_id = take(db.begin_run(info));
   take(db.record_predictions(run_id, predictions));
   fmt::print("run {}: recorded {} predictions ({} GPU models, {} sweeps) in {}\n", run_id,
              predictions.size(), gpus.size(), sweeps.size(), ctx.db_path);
@@ -96,6 +101,7 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_option("--gpu", o->gpus, "Hardware models, or all")->delimiter(',');
   c->add_option("--kernel", o->kernels, "Algorithms (naive, fa2, fa3, fa4), or all")->delimiter(',');
   c->add_option("--pass", o->passes, "fwd, bwd or both")->delimiter(',');
+  add_ceilings_option(*c, o->ceilings);
   c->callback([&ctx, o] { run_predict(ctx, *o); });
 }
 

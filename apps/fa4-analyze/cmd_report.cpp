@@ -1,6 +1,7 @@
 // fa4-analyze report: write the markdown report (hardware, per-tile cycles, predicted TFLOP/s
-// against seqlen with charts, the model against published figures, the model's factors) from the
-// hardware models, the results database and the published figures.
+// against seqlen with charts, our kernels measured against the peers, the model against published
+// figures, the model's factors) from the hardware models, the results database and the published
+// figures.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -67,6 +68,7 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   open.create = false;
   const auto db = take(store::Store::open(ctx.db_path, open));
   in.predictions = take(db.predictions_for_report());
+  in.measurements = take(db.measurements_for_report());
   const fs::path published = published_dir(ctx, o);
   auto figures = report::load_published_dir(published);
   if (!figures)
@@ -80,8 +82,9 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   in.revision = source_revision();
   in.command = command_text(ctx.command_line);
   write_file(o.out, report::render_report(in));
-  fmt::print("wrote {}: {} GPU models, {} stored predictions, {} published figures\n", o.out,
-             in.gpus.size(), in.predictions.size(), in.published.size());
+  fmt::print(
+      "wrote {}: {} GPU models, {} stored predictions, {} measurements, {} published figures\n",
+      o.out, in.gpus.size(), in.predictions.size(), in.measurements.size(), in.published.size());
 }
 
 void setup(CLI::App& app, Context& ctx) {
@@ -89,7 +92,7 @@ void setup(CLI::App& app, Context& ctx) {
   CLI::App* c = app.add_subcommand(
       "report",
       "Write the markdown report: hardware, per-tile cycles, predicted TFLOP/s with "
-      "charts, the model against published figures");
+      "charts, measured TFLOP/s against the peers, the model against published figures");
   c->add_option("--out", o->out, "Markdown file to write (its folder is created)");
   c->add_option("--published", o->published,
                 "Folder of published figures (default: data/published beside --models)");

@@ -40,6 +40,9 @@ struct Spec {
   // over the dense peak, and a device-to-device copy (bytes read + written) over HBM bandwidth.
   double gemm_efficiency = 1.0;
   double copy_efficiency = 1.0;
+  // mma.sync's rate over wgmma's when measured on this GPU ('--ceilings measured'); 0: the
+  // model's published default (model/factors.hpp, kMmaSyncShareHopper).
+  double mma_sync_share = 0;
   std::vector<std::string> device_names;  // cudaDeviceProp::name strings this model matches
   // JSON pointer of each figure ("/per_sm/mufu_ex2_per_clk") -> its source.
   std::map<std::string, std::string> sources;

@@ -212,8 +212,12 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
                          std::string(o.algorithm == Algorithm::fa3 ? "FA3 H100 hd128 661 TFLOP/s"
                                                                    : "")});
     if (o.algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
-      p.factors.push_back({"mma_sync_share", factors::kMmaSyncShareHopper,
-                           "mma.sync rate as a share of wgmma's (FA3 paper §2)", ""});
+      p.factors.push_back(
+          gpu.mma_sync_share > 0
+              ? Factor{"mma_sync_share", gpu.mma_sync_share,
+                       "mma.sync rate as a share of wgmma's, measured on this GPU", ""}
+              : Factor{"mma_sync_share", factors::kMmaSyncShareHopper,
+                       "mma.sync rate as a share of wgmma's (FA3 paper §2)", ""});
     if (p.conditional_rescale)
       p.factors.push_back({"rescale_share", factors::kConditionalRescaleShare,
                            "tiles that still rescale O under conditional rescaling (FA4 §3.1.4)",

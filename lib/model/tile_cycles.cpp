@@ -21,7 +21,7 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 double mma_rate(const hw::Spec& gpu, Dtype dtype, Algorithm algorithm) {
   const double rate = gpu.mma_flop_per_clk(dtype);
   if (algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
-    return rate * factors::kMmaSyncShareHopper;
+    return rate * (gpu.mma_sync_share > 0 ? gpu.mma_sync_share : factors::kMmaSyncShareHopper);
   return rate;
 }
 

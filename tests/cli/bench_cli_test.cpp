@@ -52,3 +52,10 @@ TEST_F(BenchCli, BenchRejectsABadShapeBeforeLookingForADevice) {
 }
 
 }  // namespace
+
+TEST_F(BenchCli, CeilingsWithoutADeviceIsAClearErrorAndWritesNoDatabase) {
+  const Outcome r = run("ceilings");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("error: no CUDA device: ceilings measures one", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "fa4-results.db"));
+}
