@@ -2,8 +2,9 @@
 // (the same as `fa4-analyze bench`): check the output against the CPU oracle on sampled rows (a
 // failing kernel is not timed), then warm up, then N samples, each after an L2 flush, timed with
 // CUDA events around the launch alone; print median, min and max. The
-// same run measures three ceilings: back-to-back bf16 mma.sync (fa2's compute unit), a cuBLAS
-// bf16 8192^3 GEMM (wgmma) and a device-to-device copy. --csv appends rows to FILE.
+// same run measures three ceilings: back-to-back bf16 mma.sync (fa2's compute unit; the
+// mma_sync_bf16 probe of lib/bench/ceiling_probes.hpp), a cuBLAS bf16 8192^3 GEMM (wgmma) and a
+// device-to-device copy. --csv appends rows to FILE.
 //
 // Shapes follow the FA papers: `--tokens` total (batch = tokens / seqlen), heads = hidden /
 // headdim. FLOPs = 4 * b * h * s^2 * d, halved when causal (core/shape.hpp).
@@ -25,9 +26,10 @@
 #include <vector>
 
 #include "bench/attention_run.hpp"
+#include "bench/ceiling_probes.hpp"
+#include "bench/sm_clock.hpp"
 #include "bench/timer.hpp"
 #include "kernels/registry.hpp"
-#include "bench/mma_peak_probe.hpp"
 #include "reference/attention.hpp"
 #include "reference/half_float.hpp"
 
@@ -113,13 +115,16 @@ Status cuda_check(cudaError_t status, const std::string& what) {
   return Error{what + ": " + cudaGetErrorString(status)};
 }
 
-Status print_ceilings(const bench::Timer& timer, const Options& o, int multiprocessors,
-                      std::ostream& csv) {
-  Result<MmaPeak> mma = measure_mma_sync_peak(multiprocessors, o.samples);
+Status print_ceilings(const bench::Timer& timer, const Options& o, std::ostream& csv) {
+  Result<CeilingResult> mma =
+      measure_ceiling(CeilingUnit::mma_sync_bf16, o.samples, current_sm_clock_mhz());
   if (!mma) return mma.error();
-  std::printf("ceiling  mma_sync_bf16_m16n8k16  median %.3f ms  %.0f TFLOP/s\n", mma->median_ms,
-              mma->tflops);
-  csv << "ceiling,mma_sync_bf16_m16n8k16,,," << mma->median_ms << ",,," << mma->tflops << ",\n";
+  std::printf("ceiling  mma_sync_bf16_m16n8k16  median %.3f ms  %.0f %s  (%.0f FLOP/clk/SM at %.0f "
+              "MHz)\n",
+              mma->median_s * 1e3, mma->value, mma->value_unit.c_str(), mma->per_sm_per_clk,
+              mma->sm_clock_mhz);
+  csv << "ceiling,mma_sync_bf16_m16n8k16,,," << mma->median_s * 1e3 << ",,," << mma->value
+      << ",\n";
 
   // bf16 GEMM on random data (never zeros: zeros run faster than real data).
   const std::size_t n = kGemmCeilingSize;
@@ -199,7 +204,7 @@ Status run(const Options& o) {
       device->l2_bytes, {.warmup = o.warmup, .min_samples = o.samples, .max_samples = o.samples});
   if (!timer) return timer.error();
   if (o.ceilings)
-    if (Status s = print_ceilings(*timer, o, device->multiprocessors, csv); !s) return s;
+    if (Status s = print_ceilings(*timer, o, csv); !s) return s;
 
   std::vector<const kernels::Kernel*> selected;
   for (const kernels::Kernel* k : kernels::all_kernels())

@@ -1,0 +1,43 @@
+// Inside the ceiling probes (not for callers: use ceiling_probes.hpp): each probe family's file
+// builds a Probe (its device buffers, filled, and a closure that enqueues one launch), and
+// ceiling_probes.cu times it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/attention_check.hpp"
+#include "core/error.hpp"
+
+namespace fa4::bench::ceiling_detail {
+
+struct DeviceInfo {
+  int multiprocessors = 0;
+  int major = 0, minor = 0;  // compute capability
+};
+
+struct Probe {
+  std::vector<DeviceBuffer> buffers;  // freed with the Probe
+  // Enqueues one launch on the default stream and returns cudaGetLastError().
+  std::function<cudaError_t()> launch;
+  double work = 0;          // per launch: FLOP (matrix, FMA), ex2 results, bytes (smem, copy)
+  double per_clk_work = 0;  // per launch, in per_sm_per_clk's unit (FMA lanes for fma); 0: none
+  std::string value_unit;   // of work / s / 1e12
+  std::string method;
+};
+
+// "<probe>: <what>: <CUDA error>" when `status` is not cudaSuccess.
+Status cuda_check(cudaError_t status, std::string_view probe, std::string_view what);
+
+Result<Probe> make_mma_sync_probe(const DeviceInfo& device);
+Result<Probe> make_mufu_ex2_probe(const DeviceInfo& device);
+Result<Probe> make_fma_probe(const DeviceInfo& device);
+Result<Probe> make_wgmma_probe(const DeviceInfo& device);
+Result<Probe> make_smem_read_probe(const DeviceInfo& device);
+Result<Probe> make_hbm_copy_probe(const DeviceInfo& device);
+
+}  // namespace fa4::bench::ceiling_detail
