@@ -13,21 +13,26 @@
 namespace fa4::app {
 namespace {
 
-void list_kernels() {
+void list_kernels(bool names_only) {
 #if FA4_HAVE_BENCH
+  if (names_only) {
+    for (const kernels::Kernel* k : kernels::all_kernels()) fmt::print("{}\n", k->name);
+    return;
+  }
   const auto device = kernels::query_device();
   if (device)
     fmt::print("device: {} (sm_{})\n", device->name, device->sm);
   else
     fmt::print("no CUDA device: {}\n", device.error().message);
-  fmt::print("{:<8} {:<7} {:<13} {}\n", "kernel", "min_sm", "runs here", "summary");
+  fmt::print("{:<16} {:<7} {:<13} {}\n", "kernel", "min_sm", "runs here", "summary");
   for (const kernels::Kernel* k : kernels::all_kernels()) {
     const std::string here = !device                  ? "no device"
                              : device->sm < k->min_sm ? fmt::format("no (sm_{})", device->sm)
                                                       : "yes";
-    fmt::print("{:<8} sm_{:<4} {:<13} {}\n", k->name, k->min_sm, here, k->summary);
+    fmt::print("{:<16} sm_{:<4} {:<13} {}\n", k->name, k->min_sm, here, k->summary);
   }
 #else
+  (void)names_only;
   fmt::print("no CUDA build: this fa4-analyze was built without CUDA and has no kernels; "
              "rebuild with -DFA4_CUDA=ON on a machine with the CUDA toolkit\n");
 #endif
@@ -36,7 +41,9 @@ void list_kernels() {
 void setup(CLI::App& app, Context&) {
   CLI::App* c = app.add_subcommand(
       "kernels", "List our registered attention kernels and whether this machine can run them");
-  c->callback([] { list_kernels(); });
+  auto names_only = std::make_shared<bool>(false);
+  c->add_flag("--names", *names_only, "Only the names, one a line (for scripts)");
+  c->callback([names_only] { list_kernels(*names_only); });
 }
 
 const SubcommandRegistration registration{65, setup};

@@ -1,5 +1,5 @@
 // Unit-ceiling microbenchmarks: the measured rate of each unit the analytic model names (tensor
-// cores through mma.sync and through wgmma, the MUFU ex2 unit, the FP32 FMA pipe, shared-memory
+// cores through mma.sync, through wgmma and through a cuBLAS GEMM, the MUFU ex2 unit, the FP32 FMA pipe, shared-memory
 // reads, device-memory copy), each by one small kernel that keeps that unit and nothing else
 // busy. The kernels and what each expects are described in ceiling_probes_compute.cu,
 // wgmma_probe.cu and ceiling_probes_memory.cu; the timing is in ceiling_probes.cu.
@@ -13,9 +13,17 @@
 
 namespace fa4::bench {
 
-enum class CeilingUnit { mma_sync_bf16, wgmma_bf16, mufu_ex2, fma_fp32, smem_read, hbm_copy };
+enum class CeilingUnit {
+  mma_sync_bf16,
+  wgmma_bf16,
+  gemm_bf16,
+  mufu_ex2,
+  fma_fp32,
+  smem_read,
+  hbm_copy
+};
 
-// "mma_sync_bf16", "wgmma_bf16", "mufu_ex2", "fma_fp32", "smem_read", "hbm_copy".
+// "mma_sync_bf16", "wgmma_bf16", "gemm_bf16", "mufu_ex2", "fma_fp32", "smem_read", "hbm_copy".
 std::string_view to_string(CeilingUnit unit);
 
 struct CeilingResult {

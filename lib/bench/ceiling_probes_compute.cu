@@ -141,7 +141,7 @@ Result<Probe> make_mma_sync_probe(const DeviceInfo& device) {
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     mma_sync_peak_kernel<<<blocks, threads>>>(operand_pointer, sink_pointer, kMmaIterations);
-    return cudaGetLastError();
+    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
   };
   probe.buffers.push_back(std::move(*operands));
   probe.buffers.push_back(std::move(*sink));
@@ -164,7 +164,7 @@ Result<Probe> make_mufu_ex2_probe(const DeviceInfo& device) {
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     mufu_ex2_kernel<<<blocks, kFullThreads>>>(sink_pointer, kEx2Trips, kEx2Offset);
-    return cudaGetLastError();
+    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   probe.work = double(blocks) * kFullThreads * kEx2Trips * kEx2Unroll * kEx2Chains;
@@ -186,7 +186,7 @@ Result<Probe> make_fma_probe(const DeviceInfo& device) {
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     fma_fp32_kernel<<<blocks, kFullThreads>>>(sink_pointer, kFmaTrips, kFmaScale, kFmaAddend);
-    return cudaGetLastError();
+    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   const double fma_lanes = double(blocks) * kFullThreads * kFmaTrips * kFmaUnroll * kFmaChains;

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,9 @@ struct DeviceInfo {
 
 struct Probe {
   std::vector<DeviceBuffer> buffers;  // freed with the Probe
-  // Enqueues one launch on the default stream and returns cudaGetLastError().
-  std::function<cudaError_t()> launch;
+  std::shared_ptr<void> library;      // a library handle the launch uses (cuBLAS), or null
+  // Enqueues one launch on the default stream; the launch error, naming the probe.
+  std::function<Status()> launch;
   double work = 0;          // per launch: FLOP (matrix, FMA), ex2 results, bytes (smem, copy)
   double per_clk_work = 0;  // per launch, in per_sm_per_clk's unit (FMA lanes for fma); 0: none
   std::string value_unit;   // of work / s / 1e12
@@ -37,6 +39,7 @@ Result<Probe> make_mma_sync_probe(const DeviceInfo& device);
 Result<Probe> make_mufu_ex2_probe(const DeviceInfo& device);
 Result<Probe> make_fma_probe(const DeviceInfo& device);
 Result<Probe> make_wgmma_probe(const DeviceInfo& device);
+Result<Probe> make_gemm_probe(const DeviceInfo& device);
 Result<Probe> make_smem_read_probe(const DeviceInfo& device);
 Result<Probe> make_hbm_copy_probe(const DeviceInfo& device);
 

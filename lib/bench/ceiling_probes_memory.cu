@@ -101,7 +101,7 @@ Result<Probe> make_smem_read_probe(const DeviceInfo& device) {
   auto* sink_pointer = static_cast<std::uint32_t*>(sink->get());
   probe.launch = [=] {
     smem_read_kernel<<<blocks, kSmemThreads>>>(sink_pointer, kSmemTrips);
-    return cudaGetLastError();
+    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   probe.work = double(blocks) * (kSmemThreads / 32) * kSmemTrips * kSmemLoadsPerTrip *
@@ -134,7 +134,7 @@ Result<Probe> make_hbm_copy_probe(const DeviceInfo& device) {
   probe.launch = [=] {
     hbm_copy_kernel<<<blocks, kCopyThreads>>>(source_pointer, target_pointer,
                                               kCopyBytes / sizeof(uint4));
-    return cudaGetLastError();
+    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
   };
   probe.buffers.push_back(std::move(*source));
   probe.buffers.push_back(std::move(*target));

@@ -166,7 +166,7 @@ Result<Probe> make_wgmma_probe(const DeviceInfo& device) {
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     wgmma_peak_kernel<<<blocks, kThreads, kSharedBytes>>>(sink_pointer, kIterations);
-    return cudaGetLastError();
+    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   probe.work = double(blocks) * kWarpgroups * kIterations * kKSteps * kFlopsPerWgmma;
