@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up, build, model the published benchmark settings on every GPU model,
-# record the predictions in the results database (fa4-results.db, or --db / FA4_DB), and write
-# the markdown report to reports/. Safe to rerun: the build is incremental and each rerun is a
+# record the predictions in the results database (fa4-results.db, or --db / FA4_DB), on a machine
+# with a CUDA GPU also measure the ceilings, our kernels and the peers on the ladder sweep, and
+# write the markdown report to reports/. Safe to rerun: the build is incremental and each rerun is a
 # new run in the database.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,8 +14,23 @@ db=${FA4_DB:-fa4-results.db}
 
 "$tool" --db "$db" predict --gpu all --kernel all --pass fwd,bwd \
   --sweep data/sweeps/fa3-paper.json --sweep data/sweeps/fa4-paper.json --sweep data/sweeps/llama3.json
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-  echo "run: a CUDA GPU is present, but this build measures nothing yet: modeled only"
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
+   "$tool" kernels --names >/dev/null 2>&1 && [ -n "$("$tool" kernels --names)" ]; then
+  # A CUDA GPU and a CUDA build: measure the ceilings and the kernel ladder too (and the peers
+  # when PyTorch is there), each measurement recorded beside the model's prediction.
+  echo "run: a CUDA GPU is present: measuring the ceilings and the kernel ladder"
+  "$tool" --db "$db" ceilings
+  peers=()
+  if python3 scripts/peers/torch_peers.py --check-environment >/dev/null 2>&1; then
+    peers=(--peers)
+  else
+    echo "run: no PyTorch with CUDA for python3: the peers are not measured"
+  fi
+  "$tool" --db "$db" bench --kernel "$("$tool" kernels --names | paste -sd, -)" \
+    --sweep data/sweeps/ladder-h128.json "${peers[@]}"
+elif command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "run: a CUDA GPU is present but this build has no CUDA kernels (no nvcc at configure" \
+       "time): modeled only; install the CUDA toolkit and rebuild to measure"
 else
   echo "run: no CUDA GPU on this machine: modeled only (no kernels were measured)"
 fi

@@ -12,6 +12,7 @@
 #include "context.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
+#include "peer_runner.hpp"
 #include "run_info.hpp"
 #include "shape_options.hpp"
 #include "store/store.hpp"
@@ -31,6 +32,8 @@ struct BenchOptions {
   std::vector<std::string> kernels;
   std::vector<std::string> sweeps;
   ShapeOptions shape;
+  bool peers = false;
+  PeerRunOptions peer;
 };
 
 #if FA4_HAVE_BENCH
@@ -134,7 +137,14 @@ void bench(const Context& ctx, const BenchOptions& o) {
     if (!k) throw UserError(fmt::format("no kernel '{}': 'fa4-analyze kernels' lists them", name));
     selected.push_back(k);
   }
+  // Refuse before measuring anything when the peers were asked for and cannot run.
+  if (o.peers)
+    if (const std::string why = peers_unavailable(o.peer); !why.empty())
+      throw UserError(fmt::format("--peers: the peer runner cannot run here: {}; install PyTorch "
+                                  "for {} or leave out --peers",
+                                  why, o.peer.python));
   run_bench(ctx, selected, shapes);
+  if (o.peers) run_and_import_peers(ctx, shapes, o.peer);
 #else
   (void)ctx;
   throw UserError(fmt::format("{} (this fa4-analyze was built without CUDA)", kNoDevice));
@@ -149,6 +159,12 @@ void setup(CLI::App& app, Context& ctx) {
       ->required()
       ->delimiter(',');
   c->add_option("--sweep", o->sweeps, "Sweep file(s) instead of the shape flags");
+  c->add_flag("--peers", o->peers,
+              "Also time the peers (PyTorch SDPA backends, our Triton kernel) on the same shapes "
+              "with scripts/peers/torch_peers.py and record them");
+  c->add_option("--peer-pass", o->peer.passes, "Passes the peers run: fwd, bwd or both")
+      ->check(CLI::IsMember({"fwd", "bwd", "both"}));
+  c->add_option("--python", o->peer.python, "Python interpreter with PyTorch, for --peers");
   o->shape.add_to(*c);
   c->callback([&ctx, o] { bench(ctx, *o); });
 }

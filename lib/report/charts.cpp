@@ -48,4 +48,46 @@ std::string mermaid_line_chart(const LineChart& chart) {
   return out + "```\n";
 }
 
+std::string chart_of_complete_lines(LineChart chart, const std::vector<SparseSeries>& series,
+                                    std::string_view wanting) {
+  chart.lines.clear();
+  std::string left_out;
+  for (const auto& s : series) {
+    if (std::all_of(s.values.begin(), s.values.end(), [](const auto& v) { return v.has_value(); })) {
+      LineSeries line{s.name, {}};
+      for (const auto& v : s.values) line.values.push_back(*v);
+      chart.lines.push_back(std::move(line));
+    } else {
+      left_out += (left_out.empty() ? "" : ", ") + s.name;
+    }
+  }
+  if (chart.lines.empty()) return "";
+  std::string order;
+  for (std::size_t i = 0; i < chart.lines.size(); ++i)
+    order += (i ? ", " : "") + chart.lines[i].name;
+  std::string out =
+      mermaid_line_chart(chart) + "\n" +
+      fmt::format("The chart has no legend: its lines are, in drawing order, {}.", order);
+  if (!left_out.empty())
+    out += fmt::format(" Left out for want of {} at every {}: {}.", wanting, chart.x_title,
+                       left_out);
+  return out + "\n\n";
+}
+
+std::string seqlen_label(std::int64_t seqlen_q, std::int64_t seqlen_k) {
+  return seqlen_q == seqlen_k ? fmt::format("{}", seqlen_q)
+                              : fmt::format("{}x{}", seqlen_q, seqlen_k);
+}
+
+std::vector<std::string> distinct_labels(
+    const std::vector<std::pair<std::string, std::string>>& label_and_detail) {
+  std::vector<std::string> labels;
+  for (const auto& [label, detail] : label_and_detail) {
+    const auto shared = std::count_if(label_and_detail.begin(), label_and_detail.end(),
+                                      [&](const auto& other) { return other.first == label; });
+    labels.push_back(shared > 1 ? label + " " + detail : label);
+  }
+  return labels;
+}
+
 }  // namespace fa4::report

@@ -1,5 +1,6 @@
 // The markdown report: a pure function of its inputs (hardware models, the store's latest
-// predictions, published figures, and the words of the header), so a golden test can pin it.
+// predictions and measurements, published figures, and the words of the header), so a golden
+// test can pin it.
 #pragma once
 
 #include <string>
@@ -18,13 +19,15 @@ struct ReportInputs {
   std::string command;                        // the command line that produced it
   std::vector<hw::Spec> gpus;                 // in the order the tables show them
   std::vector<store::ReportRow> predictions;  // Store::predictions_for_report()
+  std::vector<store::MeasurementRow> measurements;  // Store::measurements_for_report()
   std::vector<PublishedFigure> published;
 };
 
 // Sections: 1 header, 2 hardware at a glance, 3 per-tile cycles (FA4 Table 1 and backward
 // reproduced, one tile across every GPU, and why each GPU is bound where it is), 4 predicted
-// TFLOP/s against sequence length with Mermaid charts, 5 model against published figures,
-// 6 the model's non-hardware factors.
+// TFLOP/s against sequence length with Mermaid charts, 5 measured: our kernels against the peers
+// (ratios, the model's prediction, Mermaid charts), 6 model against published figures, 7 the
+// model's non-hardware factors.
 std::string render_report(const ReportInputs& inputs);
 
 }  // namespace fa4::report

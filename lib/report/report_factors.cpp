@@ -1,4 +1,4 @@
-// Section 6: every number in the model that is not a hardware rate. First the factors that
+// Section 7: every number in the model that is not a hardware rate. First the factors that
 // model::predict reports with its predictions (one representative prediction per kernel and
 // pass), then every constant of lib/model/factors.hpp, then the figures they were fitted to.
 #include <algorithm>
@@ -128,7 +128,7 @@ std::string factors_section(const std::vector<hw::Spec>& gpus,
   const AttnShape shape = representative_shape();
   std::string notes;
   std::string out = fmt::format(
-      "## 6. The model's factors\n\n"
+      "## 7. The model's factors\n\n"
       "Every number in the model that is not a hardware rate. As `model::predict` reports them "
       "for {} on each kernel's own GPU:\n\n",
       describe(shape));

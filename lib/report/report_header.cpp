@@ -41,11 +41,17 @@ std::string header_section(const ReportInputs& in) {
                    "- Stored predictions: {}, the latest for each GPU, kernel, pass and "
                    "shape, from run(s) {}.\n",
                    in.predictions.size(), runs_text(in.predictions));
+  out += in.measurements.empty()
+             ? "- Stored measurements: none (see section 5).\n"
+             : fmt::format("- Stored measurements: {}, the latest for each device, kernel, source "
+                           "and problem.\n",
+                           in.measurements.size());
   out += fmt::format("- Published and measured figures: {}.\n\n", in.published.size());
   out +=
       "Sections: 2. hardware at a glance; 3. per-tile cycles (FA4's Table 1 reproduced, one tile "
       "on every GPU, why each GPU is bound where it is); 4. predicted TFLOP/s against sequence "
-      "length; 5. the model against published figures; 6. the model's factors. Cycles are per "
+      "length; 5. measured: our kernels against the peers; 6. the model against published figures; "
+      "7. the model's factors. Cycles are per "
       "tile on one SM; TFLOP/s follow the FLOP convention of `lib/core/shape.hpp` "
       "(4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";
   return out;

@@ -1,4 +1,4 @@
-// Section 5: the model against published and measured figures. Figures with a modeled_as
+// Section 6: the model against published and measured figures. Figures with a modeled_as
 // algorithm get the model's prediction for their GPU and shape (default options) and the error;
 // the others (peers the model does not cover) are listed as context.
 #include <fmt/format.h>
@@ -126,7 +126,7 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
 std::string published_section(const std::vector<hw::Spec>& gpus,
                               const std::vector<PublishedFigure>& figures) {
   std::string out =
-      "## 5. The model against published figures\n\n"
+      "## 6. The model against published figures\n\n"
       "For each published or measured figure the model covers (`modeled_as` in "
       "`data/published/*.json`), the model's prediction for the same GPU and shape with default "
       "options. Error = (model - published) / published. Role: *fitted* (a model factor was "

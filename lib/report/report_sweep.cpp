@@ -62,25 +62,13 @@ std::string group_title(const GroupKey& k) {
                      k.causal ? "causal" : "non-causal", heads, to_string(k.dtype));
 }
 
-// "8192", or "1x8192" when seqlen_q != seqlen_k.
-std::string seqlen_label(const RowKey& row) {
-  return row.seqlen_q == row.seqlen_k ? fmt::format("{}", row.seqlen_q)
-                                      : fmt::format("{}x{}", row.seqlen_q, row.seqlen_k);
-}
-
 // The chart's x labels: each row's seqlen, with the batch added where two rows share a seqlen
 // (sweeps of different token counts stored side by side).
 std::vector<std::string> chart_labels(const Group& g) {
-  std::vector<std::string> seqlens;
-  for (const auto& [row, cells] : g.tflops) seqlens.push_back(seqlen_label(row));
-  std::vector<std::string> labels;
-  for (const auto& [row, cells] : g.tflops) {
-    const std::string seqlen = seqlen_label(row);
-    labels.push_back(std::count(seqlens.begin(), seqlens.end(), seqlen) > 1
-                         ? fmt::format("{} b{}", seqlen, row.batch)
-                         : seqlen);
-  }
-  return labels;
+  std::vector<std::pair<std::string, std::string>> labels;
+  for (const auto& [row, cells] : g.tflops)
+    labels.emplace_back(seqlen_label(row.seqlen_q, row.seqlen_k), fmt::format("b{}", row.batch));
+  return distinct_labels(labels);
 }
 
 std::string group_table(const Group& g) {
@@ -88,7 +76,7 @@ std::string group_table(const Group& g) {
   for (model::Algorithm a : g.kernels)
     table.columns.push_back({std::string(model::to_string(a)), md::Align::right});
   for (const auto& [row, cells] : g.tflops) {
-    std::vector<std::string> line = {seqlen_label(row), fmt::format("{}", row.batch)};
+    std::vector<std::string> line = {seqlen_label(row.seqlen_q, row.seqlen_k), fmt::format("{}", row.batch)};
     for (model::Algorithm a : g.kernels) {
       const auto it = cells.find(a);
       line.push_back(it == cells.end() ? "—" : integer(it->second));
@@ -98,34 +86,22 @@ std::string group_table(const Group& g) {
   return md::render(table) + "\n";
 }
 
-// A line per kernel with a prediction at every seqlen; the sentence says the line order, since
-// xychart-beta draws no legend.
+// A line per kernel with a prediction at every seqlen, and the sentence that says their order.
 std::string group_chart(const GroupKey& k, const Group& g) {
   LineChart chart{fmt::format("{}: predicted TFLOP/s", group_title(k)),
                   "seqlen",
                   chart_labels(g),
                   "TFLOP/s",
                   {}};
-  std::string left_out;
+  std::vector<SparseSeries> series;
   for (model::Algorithm a : g.kernels) {
-    LineSeries line{std::string(model::to_string(a)), {}};
-    for (const auto& [row, cells] : g.tflops)
-      if (const auto it = cells.find(a); it != cells.end()) line.values.push_back(it->second);
-    if (line.values.size() == g.tflops.size())
-      chart.lines.push_back(std::move(line));
-    else
-      left_out += (left_out.empty() ? "" : ", ") + line.name;
+    SparseSeries& line = series.emplace_back(SparseSeries{std::string(model::to_string(a)), {}});
+    for (const auto& [row, cells] : g.tflops) {
+      const auto it = cells.find(a);
+      line.values.push_back(it == cells.end() ? std::nullopt : std::optional(it->second));
+    }
   }
-  if (chart.lines.empty()) return "";
-  std::string order;
-  for (std::size_t i = 0; i < chart.lines.size(); ++i)
-    order += (i ? ", " : "") + chart.lines[i].name;
-  std::string out =
-      mermaid_line_chart(chart) + "\n" +
-      fmt::format("The chart has no legend: its lines are, in drawing order, {}.", order);
-  if (!left_out.empty())
-    out += fmt::format(" Left out for want of a prediction at every seqlen: {}.", left_out);
-  return out + "\n\n";
+  return chart_of_complete_lines(std::move(chart), series, "a prediction");
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ std::string tile_across_gpus_subsection(const std::vector<hw::Spec>& gpus);
 std::string why_subsection(const std::vector<hw::Spec>& gpus);
 std::string sweep_section(const std::vector<hw::Spec>& gpus,
                           const std::vector<store::ReportRow>& rows);
+// Section 5: our kernels' measurements against the peers' (Store::measurements_for_report()).
+std::string measured_section(const std::vector<store::MeasurementRow>& rows);
 std::string published_section(const std::vector<hw::Spec>& gpus,
                               const std::vector<PublishedFigure>& figures);
 std::string factors_section(const std::vector<hw::Spec>& gpus,

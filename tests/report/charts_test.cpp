@@ -41,5 +41,25 @@ TEST(MermaidChart, AxisCeilingRoundsUpToAQuarterOfThePowerOfTen) {
   EXPECT_DOUBLE_EQ(axis_ceiling(0), 1);
 }
 
+TEST(MermaidChart, CompleteLinesOnlyAndALegendSentence) {
+  LineChart chart = two_lines();
+  const std::string block = chart_of_complete_lines(
+      chart, {{"fa2", {300, std::nullopt, 330}}, {"fa4", {1250, 1500, 1613}}}, "a prediction");
+  EXPECT_NE(block.find("    line [1250, 1500, 1613]\n```\n"), std::string::npos) << block;
+  EXPECT_EQ(block.find("line [300"), std::string::npos) << block;
+  EXPECT_NE(block.find("its lines are, in drawing order, fa4. Left out for want of a prediction "
+                       "at every seqlen: fa2.\n\n"),
+            std::string::npos)
+      << block;
+  EXPECT_EQ(chart_of_complete_lines(chart, {{"fa2", {1, std::nullopt, 2}}}, "x"), "");
+}
+
+TEST(MermaidChart, DistinctLabelsAddTheDetailOnlyWhereLabelsRepeat) {
+  EXPECT_EQ(distinct_labels({{"1024", "b16"}, {"1024", "b32"}, {"8192", "b4"}}),
+            (std::vector<std::string>{"1024 b16", "1024 b32", "8192"}));
+  EXPECT_EQ(seqlen_label(1, 8192), "1x8192");
+  EXPECT_EQ(seqlen_label(4096, 4096), "4096");
+}
+
 }  // namespace
 }  // namespace fa4::report

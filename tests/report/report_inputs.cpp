@@ -35,6 +35,26 @@ store::ReportRow row(std::string gpu, model::Algorithm algorithm, Pass pass, std
 
 }  // namespace
 
+store::MeasurementRow measurement(std::string device, std::string kernel, std::string source,
+                                  std::int64_t seqlen, double tflops, std::string status,
+                                  std::string reason) {
+  store::MeasurementRow m;
+  m.id = 500;
+  m.run_id = 9;
+  m.started_at = "2026-01-02T00:00:00Z";
+  m.revision = "abc1234";
+  m.device = std::move(device);
+  m.kernel = std::move(kernel);
+  m.source = std::move(source);
+  m.shape.seqlen_q = m.shape.seqlen_k = seqlen;
+  m.shape.batch = 32768 / seqlen;
+  m.status = std::move(status);
+  m.reason = std::move(reason);
+  m.tflops = tflops;
+  m.median_s = tflops > 0 ? attention_flops(m.shape, m.pass) / (tflops * 1e12) : 0;
+  return m;
+}
+
 std::vector<hw::Spec> real_specs() {
   return value_or_throw(hw::load_all_specs(FA4_SOURCE_DIR "/models"));
 }
@@ -58,6 +78,37 @@ std::vector<store::ReportRow> sample_rows() {
   };
 }
 
+std::vector<store::MeasurementRow> sample_measurements() {
+  const std::string h200 = "NVIDIA H200";
+  const std::string no_triton = "triton is not installed\n  (pip install triton)";
+  auto predicted = [](store::MeasurementRow m, double tflops) {
+    m.predicted_tflops = tflops;
+    m.predicted_gpu = "h200";
+    return m;
+  };
+  auto bwd = [](store::MeasurementRow m) {
+    m.pass = Pass::bwd;
+    return m;
+  };
+  return {
+      predicted(measurement(h200, "naive", "ours", 1024, 41.2), 60),
+      predicted(measurement(h200, "naive", "ours", 8192, 44.8), 66),
+      predicted(measurement(h200, "fa2", "ours", 1024, 318.6), 341),
+      predicted(measurement(h200, "fa2", "ours", 8192, 371.4), 392),
+      measurement(h200, "sdpa_cudnn", "peer:torch-cudnn", 1024, 455.1),
+      measurement(h200, "sdpa_cudnn", "peer:torch-cudnn", 8192, 612.9),
+      measurement(h200, "sdpa_flash", "peer:torch-flash", 1024, 472.3),
+      measurement(h200, "sdpa_flash", "peer:torch-flash", 8192, 560.2),
+      measurement(h200, "triton_fa", "peer:triton", 1024, 0, "skipped", no_triton),
+      measurement(h200, "triton_fa", "peer:triton", 8192, 0, "skipped", no_triton),
+      measurement(h200, "sdpa_math", "peer:torch-math", 1024, 96.5),
+      measurement(h200, "sdpa_math", "peer:torch-math", 8192, 0, "failed",
+                  "CUDA out of memory. Tried to allocate 16.00 GiB"),
+      bwd(predicted(measurement(h200, "fa2", "ours", 8192, 241.7), 280)),
+      bwd(measurement(h200, "sdpa_cudnn", "peer:torch-cudnn", 8192, 428.3)),
+  };
+}
+
 ReportInputs golden_inputs() {
   ReportInputs in;
   in.title = "fa4-analyze report (golden test)";
@@ -66,6 +117,7 @@ ReportInputs golden_inputs() {
   in.command = "fa4-analyze report --out golden-report.md";
   in.gpus = real_specs();
   in.predictions = sample_rows();
+  in.measurements = sample_measurements();
   in.published = real_published();
   return in;
 }

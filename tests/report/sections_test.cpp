@@ -98,6 +98,63 @@ TEST_F(Sections, SweepSaysHowToFillAnEmptyStore) {
   EXPECT_TRUE(contains(sweep_section(gpus, {}), "No predictions are stored"));
 }
 
+TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
+  using testing::measurement;
+  const std::string dev = "NVIDIA H200";
+  const std::string why = "triton is not installed";
+  auto fa2_1024 = measurement(dev, "fa2", "ours", 1024, 300);
+  fa2_1024.predicted_tflops = 400;
+  fa2_1024.predicted_gpu = "h200";
+  const std::string s = measured_section({
+      fa2_1024,
+      measurement(dev, "fa2", "ours", 8192, 360),
+      measurement(dev, "sdpa_flash", "peer:torch-flash", 1024, 500),
+      measurement(dev, "sdpa_flash", "peer:torch-flash", 8192, 450),
+      measurement(dev, "sdpa_cudnn", "peer:torch-cudnn", 1024, 400),
+      measurement(dev, "sdpa_cudnn", "peer:torch-cudnn", 8192, 480),
+      measurement(dev, "triton_fa", "peer:triton", 1024, 0, "skipped", why),
+      measurement(dev, "triton_fa", "peer:triton", 8192, 0, "skipped", why),
+  });
+  EXPECT_TRUE(contains(s, "### NVIDIA H200")) << s;
+  // Ours first, then the peers in their fixed order (cuDNN before flash, whatever the input's).
+  EXPECT_TRUE(contains(s,
+                       "| seqlen | batch | heads | fa2 | sdpa_cudnn | sdpa_flash | triton_fa | "
+                       "fa2 / best peer | fa2 / cuDNN | fa2 model | fa2 / model |"))
+      << s;
+  EXPECT_TRUE(contains(s,
+                       "| 1024 | 32 | 16 | 300 | 400 | 500 | skipped [1] | 0.60x (sdpa_flash) | "
+                       "0.75x | 400 | 0.75x |"))
+      << s;
+  EXPECT_TRUE(contains(s,
+                       "| 8192 | 4 | 16 | 360 | 480 | 450 | skipped [1] | 0.75x (sdpa_cudnn) | "
+                       "0.75x | — | — |"))
+      << s;
+  EXPECT_EQ(count(s, why), 1u) << s;
+  EXPECT_TRUE(contains(s, "- [1] skipped: " + why + " (triton_fa at s1024 b32 h16, s8192 b4 h16)."))
+      << s;
+  EXPECT_FALSE(contains(s, "[2]")) << s;
+  EXPECT_TRUE(contains(s, "on hardware model `h200`.")) << s;
+  // The chart: triton_fa has no ok measurement, so three lines.
+  EXPECT_TRUE(contains(s, "line [300, 360]\n    line [400, 480]\n    line [500, 450]\n")) << s;
+  EXPECT_TRUE(contains(s, "its lines are, in drawing order, fa2, sdpa_cudnn, sdpa_flash. Left out "
+                          "for want of an ok measurement at every seqlen: triton_fa."))
+      << s;
+  // The device's summary: worst and best ratio to cuDNN (both 0.75x here).
+  EXPECT_TRUE(contains(s, "fa2 worst 0.75x (fwd b32 h16 s1024 d128 bf16), best 0.75x (fwd b4 h16 "
+                          "s8192 d128 bf16), over 2 shapes."))
+      << s;
+}
+
+TEST_F(Sections, MeasuredSaysHowToMeasureWhenNothingIs) {
+  const std::string s = measured_section({});
+  EXPECT_TRUE(contains(s, "Nothing is measured yet")) << s;
+  EXPECT_TRUE(contains(s, "fa4-analyze bench --kernel fa2 --sweep data/sweeps/ladder-h128.json "
+                          "--peers")) << s;
+  EXPECT_TRUE(contains(s, "fa4-analyze import FILE")) << s;
+  const std::string body = s.substr(s.find("\n\n") + 2);  // the heading "## 5. ..." aside
+  EXPECT_EQ(count(body, ". "), 0u) << "one sentence: " << body;
+}
+
 TEST_F(Sections, PublishedComparesModeledFiguresAndListsTheOthers) {
   PublishedFigure modeled;
   modeled.source = "published:test";

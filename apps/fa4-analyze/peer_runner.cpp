@@ -1,0 +1,96 @@
+#include "peer_runner.hpp"
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "run_info.hpp"
+#include "store/peer_records.hpp"
+#include "store/store.hpp"
+#include "user_error.hpp"
+
+namespace fa4::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kRunner = fs::path(FA4_SOURCE_TREE) / "scripts" / "peers" / "torch_peers.py";
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `command`; returns its exit code and (when `capture`) its output.
+int shell(const std::string& command, std::string* capture = nullptr) {
+  if (!capture) {
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  }
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return 127;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe)) *capture += buffer;
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+nlohmann::json sweep_of(const std::vector<AttnShape>& shapes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const AttnShape& s : shapes)
+    list.push_back({{"batch", s.batch}, {"heads", s.heads_q}, {"heads_kv", s.heads_kv},
+                    {"seqlen_q", s.seqlen_q}, {"seqlen_k", s.seqlen_k},
+                    {"headdim", s.headdim}, {"headdim_v", s.headdim_v}, {"causal", s.causal},
+                    {"dtype", std::string(to_string(s.dtype))}});
+  return {{"name", "bench-peers"},
+          {"description", "the shapes of one 'fa4-analyze bench --peers' run"},
+          {"shapes", list}};
+}
+
+}  // namespace
+
+std::string peers_unavailable(const PeerRunOptions& o) {
+  std::string out;
+  const int code =
+      shell(fmt::format("{} {} --check-environment", quoted(o.python), quoted(kRunner.string())),
+            &out);
+  if (code == 0) return "";
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out.empty() ? fmt::format("{} exited with {}", o.python, code) : out;
+}
+
+void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shapes,
+                          const PeerRunOptions& o) {
+  const std::string stamp = fmt::format(
+      "{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+  const fs::path results = ctx.db_path + ".peers-" + stamp + ".jsonl";
+  const fs::path sweep = ctx.db_path + ".peers-" + stamp + ".sweep.json";
+  std::ofstream(sweep) << sweep_of(shapes).dump(1) << "\n";
+  const int code = shell(fmt::format("{} {} --sweep {} --pass {} --out {} --revision {}",
+                                     quoted(o.python), quoted(kRunner.string()),
+                                     quoted(sweep.string()), o.passes, quoted(results.string()),
+                                     quoted(source_revision())));
+  fs::remove(sweep);
+  if (fs::exists(results) && fs::file_size(results) > 0) {
+    std::ifstream in(results);
+    const auto runs = take(store::parse_peer_records(in, results.string(), ctx.command_line));
+    auto db = take(store::Store::open(ctx.db_path));
+    const store::ImportCounts counts = take(db.import_runs(runs));
+    fmt::print("peers: {} measurements recorded from {}\n", counts.added, results.string());
+  }
+  if (code != 0)
+    throw UserError(fmt::format("the peer runner ({}) exited with {}; what it finished is "
+                                "recorded; its output above says why",
+                                kRunner.string(), code));
+}
+
+}  // namespace fa4::app
