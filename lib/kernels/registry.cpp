@@ -9,9 +9,15 @@ namespace fa4::kernels {
 // Each descriptor is defined in its kernel's own file.
 extern const Kernel naive_kernel;  // naive.cu
 extern const Kernel fa2_kernel;    // fa2.cu
+extern const Kernel fa3_kernel;    // fa3/fa3.cu, and its ablation variants:
+extern const Kernel fa3_no_pingpong_kernel;
+extern const Kernel fa3_no_overlap_kernel;
+extern const Kernel fa3_no_ws_kernel;
 
 namespace {
-constexpr std::array kAllKernels{&naive_kernel, &fa2_kernel};
+constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
+                                 &fa3_kernel,            &fa3_no_pingpong_kernel,
+                                 &fa3_no_overlap_kernel, &fa3_no_ws_kernel};
 }  // namespace
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }

@@ -1,0 +1,108 @@
+// fa3's online softmax on one warpgroup's S tile (64 rows x kBlockN keys), in the wgmma
+// accumulator layout: warp w of the warpgroup owns rows 16w..16w+15; with g = lane / 4 and
+// t = lane % 4, register 4 * j + 2 * h + c holds (row 16w + g + 8h, key 8j + 2t + c). Each thread
+// thus holds 2 rows (h = 0, 1), each spread over the 4 lanes of a quad.
+//
+// P = 2^(S * scale * log2 e - m * scale * log2 e): the softmax scale is folded into the exp2 (one
+// FFMA + one MUFU ex2 per score). Row sums stay per thread (partial over the quad) until the
+// epilogue.
+#pragma once
+
+#include <limits>
+
+#include "kernels/fa3/traits.cuh"
+
+namespace fa4::kernels::fa3 {
+
+inline constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
+inline constexpr unsigned kFullMask = 0xffffffffu;
+inline constexpr int kRowsPerThread = 2;  // rows g and g + 8 of the warp's 16
+
+// Scores of keys a row may not see (past seqlen_k, or past its causal limit) become -inf.
+// `row0` is the sequence row of this thread's first row (g); `key0` the block's first key.
+template <class T>
+__device__ __forceinline__ void mask_scores(float (&s)[T::kSRegs], int key0, int row0,
+                                            const Params& p) {
+  const int t = int(threadIdx.x) % 4;
+  const int causal_shift = p.seqlen_k - p.seqlen_q;  // row i sees keys <= i + causal_shift
+#pragma unroll
+  for (int h = 0; h < kRowsPerThread; ++h) {
+    const int row = row0 + 8 * h;
+    const int key_end = p.causal ? min(p.seqlen_k, row + causal_shift + 1) : p.seqlen_k;
+#pragma unroll
+    for (int j = 0; j < T::kBlockN / 8; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c)
+        if (key0 + 8 * j + 2 * t + c >= key_end) s[4 * j + 2 * h + c] = kMinusInfinity;
+  }
+}
+
+template <class T>
+struct OnlineSoftmax {
+  float row_max[kRowsPerThread];
+  float row_sum[kRowsPerThread];
+
+  __device__ __forceinline__ void reset() {
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      row_max[h] = kMinusInfinity;
+      row_sum[h] = 0.0f;
+    }
+  }
+
+  // S becomes unnormalized P against the new running maximum; `correction` is what O (and the
+  // previous row sum, already applied here) must be multiplied by.
+  __device__ __forceinline__ void update(float (&s)[T::kSRegs], float scale_log2,
+                                         float (&correction)[kRowsPerThread]) {
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      float block_max = kMinusInfinity;
+#pragma unroll
+      for (int j = 0; j < T::kBlockN / 8; ++j)
+        block_max = fmaxf(block_max, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+      block_max = fmaxf(block_max, __shfl_xor_sync(kFullMask, block_max, 1));
+      block_max = fmaxf(block_max, __shfl_xor_sync(kFullMask, block_max, 2));
+      const float new_max = fmaxf(row_max[h], block_max);
+      // While every key so far is masked the maximum is -inf; subtracting 0 keeps 2^-inf = 0.
+      const float new_max_scaled = new_max == kMinusInfinity ? 0.0f : new_max * scale_log2;
+      correction[h] = fast_exp2(row_max[h] * scale_log2 - new_max_scaled);
+      row_max[h] = new_max;
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = 0; j < T::kBlockN / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          float& x = s[4 * j + 2 * h + c];
+          x = fast_exp2(fmaf(x, scale_log2, -new_max_scaled));
+          sum += x;
+        }
+      row_sum[h] = row_sum[h] * correction[h] + sum;
+    }
+  }
+};
+
+// O (64 x headdim accumulators, same layout as S) times the per-row correction.
+template <class T>
+__device__ __forceinline__ void rescale_o(float (&o)[T::kORegs],
+                                          const float (&correction)[kRowsPerThread]) {
+#pragma unroll
+  for (int j = 0; j < T::kHeadDim / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      o[4 * j + 2 * h] *= correction[h];
+      o[4 * j + 2 * h + 1] *= correction[h];
+    }
+}
+
+// P (fp32, S's layout) to the A-operand registers of O += P V: for k16 slice k the 4 registers
+// are (row g, keys 2t..), (row g+8, keys 2t..), (row g, keys 2t+8..), (row g+8, keys 2t+8..),
+// which are exactly S's n8 tiles 2k and 2k+1 (the same identity FA2 uses with mma.sync).
+template <class T>
+__device__ __forceinline__ void convert_p(const float (&s)[T::kSRegs],
+                                          std::uint32_t (&p)[T::kPRegs]) {
+  using Element = typename T::Element;
+#pragma unroll
+  for (int i = 0; i < T::kPRegs; ++i) p[i] = pack_pair<Element>(s[2 * i], s[2 * i + 1]);
+}
+
+}  // namespace fa4::kernels::fa3
