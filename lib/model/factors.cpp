@@ -22,9 +22,10 @@ const Constant kConstants[] = {
      "exp_emulation (a prediction field)",
      "exponentials FA4 emulates on the FP32 pipe by default (FA4 repo tuning); none where MUFU "
      "doubled"},
-    {"kOverlapFa2Forward", kOverlapFa2Forward, "by design", "overlap",
-     "FA2 runs MMA, then softmax, in the same warps; validated against PyTorch's flash backend "
-     "on the lab's H200"},
+    {"kOverlapFa2Forward", kOverlapFa2Forward, "fitted", "overlap",
+     "FA2 runs MMA, then softmax, in the same warp, but the SM's 8 warps interleave one's "
+     "softmax with another's mma.sync; fitted to our fa2 on the lab's H200 at seqlen 8k, hd "
+     "64/128/256 (335/353/329 TFLOP/s); PyTorch's flash backend then within 4%"},
     {"kFa2ExposedSmemShare", kFa2ExposedSmemShare, "fitted", "",
      "share of FA2's forward ldmatrix time left exposed beside its MMA and exp; fitted to PyTorch's "
      "flash forward on the lab's H200 at seqlen 8k, hd 64/128/256"},
@@ -41,7 +42,13 @@ const Constant kConstants[] = {
      "backward on the lab's H200 at hd128"},
     {"kNaiveStreamingShare", kNaiveStreamingShare, "fitted", "naive_streaming_share",
      "share of the measured copy bandwidth the naive algorithm's GEMMs and row softmax reach; "
-     "fitted to our naive kernel on the lab's H200 at hd128 seqlen 8k (170 TFLOP/s)"},
+     "fitted with the row latency to our naive kernel on the lab's H200 (fa3-paper sweep, 36 "
+     "shapes, largest error 10.5%)"},
+    {"kNaiveRowLatencySeconds", kNaiveRowLatencySeconds, "fitted", "naive_row_latency_s",
+     "time one row block of the naive softmax holds its slot beyond its bytes (two dependent "
+     "passes, two block reductions); fitted with the streaming share"},
+    {"kNaiveRowsInFlightPerSm", kNaiveRowsInFlightPerSm, "counted", "",
+     "row blocks resident per SM: 2048 threads / 256-thread blocks"},
     {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
      "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
      "CTA after the fluid bound (list scheduling)"},

@@ -38,8 +38,13 @@ inline constexpr double kFa4DefaultExpEmulation = 0.125;
 // S = the softmax stream (MUFU or FP32 pipe, whichever is busier; for FA2 plus the exposed part
 // of the ldmatrix reads its warps issue).
 
-// FA2: one warp runs MMA, then softmax, then MMA; no intra-warp overlap (by design, FA2 paper).
-inline constexpr double kOverlapFa2Forward = 0.0;
+// FA2: one warp runs MMA, then softmax, then MMA, with no overlap inside a warp (FA2 paper); but
+// the SM holds 8 such warps (2 CTAs of 4 at hd <= 128, one of 8 at hd 256) and its schedulers
+// issue one warp's exp2 and ldmatrix while another's mma.sync runs. Fitted to our fa2 on the
+// lent H200 at seqlen 8k, non-causal (335 / 353 / 329 TFLOP/s at hd 64 / 128 / 256, implied
+// overlap 0.37 / 0.21 / 0.22; reports/h200-fa3-paper.md); PyTorch's flash backend in the same
+// run (307 / 362 / 323) is then modeled within 4%.
+inline constexpr double kOverlapFa2Forward = 0.25;
 // FA2's warps read their K and V fragments from shared memory with ldmatrix in the same
 // instruction stream as their mma.sync; about half of that time is exposed. Fitted to PyTorch's
 // flash backend forward on the lent H200 at seqlen 8k, non-causal, hd 64 / 128 / 256 (305 / 342 /
@@ -63,10 +68,19 @@ inline constexpr double kFa2BackwardSmemRereads = 1.66;
 // --- The naive algorithm -------------------------------------------------------------------
 
 // Share of the measured copy bandwidth that the naive algorithm's three streaming launches
-// (cuBLAS GEMMs writing or reading S and P, the row softmax) reach. Fitted to our naive kernel on
-// the lent H200, hd128 seqlen 8k, 16k tokens: 170 TFLOP/s (lib/kernels/NOTES.md); its row
-// softmax uses scalar 2-byte loads.
-inline constexpr double kNaiveStreamingShare = 0.78;
+// (cuBLAS GEMMs writing or reading S and P, the row softmax) reach; its row softmax uses scalar
+// 2-byte loads. Fitted together with the row latency below to our naive kernel on the lent H200
+// (fa3-paper sweep: hd 64/128/256, seqlen 512..16k, causal and not, 36 shapes;
+// reports/h200-fa3-paper.md): the pair that minimises the largest error, 10.5%.
+inline constexpr double kNaiveStreamingShare = 0.86;
+// The row softmax runs one 256-thread block per row of S; at 16k tokens there are 131k-524k rows
+// whatever the sequence length, and each block waits on two dependent passes over its row (DRAM
+// then L2 latency) and two block-wide reductions. The time one row's block occupies its slot
+// beyond its bytes: fitted with the share above (2.8 us; at seqlen 512 this latency is 60% of
+// the naive time, at 16k under 10%).
+inline constexpr double kNaiveRowLatencySeconds = 2.8e-6;
+// Row blocks resident per SM: 2048 threads per SM / 256 threads per block (counted).
+inline constexpr double kNaiveRowsInFlightPerSm = 8;
 
 // --- Whole-kernel scheduling ---------------------------------------------------------------
 

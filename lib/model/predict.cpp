@@ -109,7 +109,10 @@ void add_common_factors(const hw::Spec& gpu, Prediction& p) {
 Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
   p.factors.push_back({"naive_streaming_share", factors::kNaiveStreamingShare,
                        "share of copy bandwidth the naive launches reach",
-                       "our naive kernel, H200 hd128 s8k: 170 TFLOP/s"});
+                       "our naive kernel on H200, fa3-paper sweep (36 shapes)"});
+  p.factors.push_back({"naive_row_latency_s", factors::kNaiveRowLatencySeconds,
+                       "time a softmax row block holds its slot beyond its bytes",
+                       "our naive kernel on H200, fa3-paper sweep (36 shapes)"});
   // S = Q K^T, softmax, O = P V as three launches; S and P (input dtype) live in HBM, and the
   // causal mask saves nothing (the full S is computed, then masked).
   const double e = element_bytes(s.dtype);
@@ -131,8 +134,12 @@ Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Predic
     const double exps = 2 * visible * bh * sq * sk;
     const double mufu_s =
         exps / (gpu.per_sm.mufu_ex2_per_clk * gpu.sms * gpu.peak_clock_mhz * 1e6);
+    // One block per row: each holds one of the SM's row slots for its latency, besides its bytes.
+    const double row_latency_s = bh * sq / (gpu.sms * factors::kNaiveRowsInFlightPerSm) *
+                                 factors::kNaiveRowLatencySeconds;
     seconds += std::max(mufu_s,
-                        phase_seconds(gpu, 0, (2 + visible) * scores + bh * sq * kLseBytes));
+                        phase_seconds(gpu, 0, (2 + visible) * scores + bh * sq * kLseBytes)) +
+               row_latency_s;
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + v + o);      // O = P V
   } else {
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + 2 * o + v);  // dV = P^T dO

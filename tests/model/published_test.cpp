@@ -1,7 +1,10 @@
 // The model against published and measured figures (data/published): within 10% on the three
 // the issue names, and a looser regression guard on the others. The backward pass at short
 // sequences (seqlen < 4096) is left out of the guard: the model over-predicts FA2's backward there
-// by up to 2x (see the report), a known gap rather than a regression.
+// by up to 2x (see the report), a known gap rather than a regression. So is PyTorch's flash
+// forward at seqlen 512 causal: it runs 20% below our own fa2 at the same shape on the same GPU
+// (153 against 193 TFLOP/s, reports/h200-fa3-paper.md), a gap of that implementation that the
+// FA2 algorithm's model does not claim to know. Our own kernels are held to 15%.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,6 +49,7 @@ TEST(Published, ModeledFiguresWithinTheRegressionGuard) {
   int checked = 0;
   for (const auto& f : *figures) {
     if (!f.modeled_as || (f.pass == Pass::bwd && f.shape.seqlen_q < 4096)) continue;
+    if (f.kernel == "sdpa-flash" && f.shape.causal && f.shape.seqlen_q <= 512) continue;
     const double model = predicted_tflops(f.gpu, *f.modeled_as, f.shape, f.pass);
     EXPECT_LT(std::abs(model / f.tflops - 1), 0.25)
         << f.source << " " << f.kernel << " " << to_string(f.pass) << " " << describe(f.shape)
@@ -53,6 +57,20 @@ TEST(Published, ModeledFiguresWithinTheRegressionGuard) {
     ++checked;
   }
   EXPECT_GT(checked, 50);
+}
+
+TEST(Published, OurMeasuredKernelsWithin15Percent) {
+  auto figures = report::load_published_dir(std::string(FA4_SOURCE_DIR) + "/data/published");
+  ASSERT_TRUE(figures.ok()) << figures.error().message;
+  int checked = 0;
+  for (const auto& f : *figures) {
+    if (f.source != "measured:ours-h200" || !f.modeled_as) continue;
+    const double model = predicted_tflops(f.gpu, *f.modeled_as, f.shape, f.pass);
+    EXPECT_LT(std::abs(model / f.tflops - 1), 0.15)
+        << f.kernel << " " << describe(f.shape) << ": model " << model << " vs " << f.tflops;
+    ++checked;
+  }
+  EXPECT_GE(checked, 72);  // naive and fa2 on the 36 shapes of the fa3-paper sweep
 }
 
 }  // namespace
