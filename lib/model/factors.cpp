@@ -10,6 +10,12 @@ const Constant kConstants[] = {
     {"kFmaOpsPerEmulatedExp2", kFmaOpsPerEmulatedExp2, "counted", "",
      "FP32-pipe instructions per software exp2 (FA4 §3.1.3): round-down add and subtract, the "
      "fraction, a degree-3 Horner polynomial; the integer steps run on the ALU pipe"},
+    {"kAluOpsPerEmulatedExp2", kAluOpsPerEmulatedExp2, "counted", "",
+     "ALU instructions per software exp2: the clamp, the shift into the exponent field, the "
+     "exponent add; they take issue slots"},
+    {"kIssueLanesPerClkPerSm", kIssueLanesPerClkPerSm, "published", "",
+     "issue slots per SM and clock: 4 warp schedulers x one 32-lane instruction (Hopper and "
+     "Blackwell whitepapers); the model's fma unit is this issue stream, MUFU issues included"},
     {"kBackwardFmaOpsPerElement", kBackwardFmaOpsPerElement, "counted", "",
      "FP32-pipe instructions per score in the backward pass: recompute P, dS = P·(dP - D), bf16 "
      "packs"},

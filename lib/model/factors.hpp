@@ -14,9 +14,19 @@ namespace fa4::model::factors {
 // scale-and-subtract-max (1 FFMA), row-max (1 FMNMX), row-sum (1 FADD), bf16 pack (0.5 F2FP).
 inline constexpr double kSoftmaxFmaOpsPerElement = 3.5;
 // FP32-pipe instructions of one emulated exp2 (FA4 §3.1.3): round-down add and subtract of
-// 2^23+2^22 (2 FADD), the fraction (1 FADD), degree-3 Horner polynomial (3 FFMA). The clamp,
-// shift and exponent add run on the integer/ALU pipe and are not counted.
+// 2^23+2^22 (2 FADD), the fraction (1 FADD), degree-3 Horner polynomial (3 FFMA).
 inline constexpr double kFmaOpsPerEmulatedExp2 = 6.0;
+// Its integer/ALU instructions: the clamp (FMNMX), the shift of the floor into the exponent
+// field (SHF) and the exponent add (IADD). They run on the ALU pipe, not the FP32 one, but every
+// instruction takes an issue slot.
+inline constexpr double kAluOpsPerEmulatedExp2 = 3.0;
+// Issue slots: each of the SM's 4 warp schedulers issues one warp instruction (32 lanes) per
+// clock (NVIDIA Hopper and Blackwell architecture whitepapers), 128 lane-instructions per clock
+// per SM, the FP32 pipe's own width. The model's `fma` unit is this issue stream: the softmax's
+// FP32 instructions, the emulated exp2's FP32 and ALU instructions, and one issue slot per
+// hardware exp2 sent to MUFU. This is what bounds the emulated share from above: on B200 it puts
+// the best share (the one that leaves the softmax the most slack under the MMA) at 22%.
+inline constexpr double kIssueLanesPerClkPerSm = 128;
 // FP32-pipe instructions per element of S in the backward pass: recompute P (1 FFMA), dS =
 // P * (dP - D) (FADD + FMUL), bf16 packs of P and dS (1).
 inline constexpr double kBackwardFmaOpsPerElement = 4.0;

@@ -47,7 +47,8 @@ struct TileCycles {
   double mma = 0;       // tensor-core MMA
   double exp_mufu = 0;  // exp2 on the MUFU unit
   double exp_fma = 0;   // emulated exp2 on the FMA pipe (a part of fma)
-  double fma = 0;       // everything on the FP32 pipe: softmax arithmetic, rescaling, exp_fma
+  double fma = 0;  // the issue stream: FP32-pipe work (softmax arithmetic, rescaling, exp_fma),
+                   // the emulated exp2's ALU instructions, MUFU issue slots (factors.hpp)
   double smem = 0;      // shared-memory reads and writes
   double tmem = 0;      // tensor-memory cycles: not modeled (no published TMEM bandwidth), 0
   double tmem_bytes = 0;  // tensor-memory traffic per tile (Blackwell), shown instead

@@ -102,9 +102,13 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
     c.mma = 2 * m * n * (d + dv) / rate;
     c.exp_mufu = elements * (1 - share) / sm.mufu_ex2_per_clk;
     c.exp_fma = elements * share * factors::kFmaOpsPerEmulatedExp2 / sm.fma_lanes_per_clk;
+    // The issue stream (factors.hpp, kIssueLanesPerClkPerSm): the FP32 pipe's work, plus the
+    // emulated exp2's ALU instructions and one issue slot per exp2 sent to MUFU.
+    const double issue_only = elements * (share * factors::kAluOpsPerEmulatedExp2 + (1 - share)) /
+                              factors::kIssueLanesPerClkPerSm;
     c.fma = (elements * factors::kSoftmaxFmaOpsPerElement + rescale_share * m * dv) /
                 sm.fma_lanes_per_clk +
-            c.exp_fma;
+            c.exp_fma + issue_only;
     c.smem = forward_smem_bytes(gpu, s, o.algorithm, t) / sm.smem_bytes_per_clk;
     if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S read, P written, O rescaled
       c.tmem_bytes = elements * (kFp32Bytes + element_bytes(s.dtype)) +

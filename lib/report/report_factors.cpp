@@ -128,7 +128,7 @@ std::string factors_section(const std::vector<hw::Spec>& gpus,
   const AttnShape shape = representative_shape();
   std::string notes;
   std::string out = fmt::format(
-      "## 7. The model's factors\n\n"
+      "## 8. The model's factors\n\n"
       "Every number in the model that is not a hardware rate. As `model::predict` reports them "
       "for {} on each kernel's own GPU:\n\n",
       describe(shape));

@@ -50,9 +50,9 @@ std::string header_section(const ReportInputs& in) {
   out +=
       "Sections: 2. hardware at a glance; 3. per-tile cycles (FA4's Table 1 reproduced, one tile "
       "on every GPU, why each GPU is bound where it is); 4. predicted TFLOP/s against sequence "
-      "length; 5. measured: our kernels against the peers; 6. the model against published figures; "
-      "7. the model's factors. Cycles are per "
-      "tile on one SM; TFLOP/s follow the FLOP convention of `lib/core/shape.hpp` "
+      "length; 5. measured: our kernels against the peers; 6. asymmetric scaling: which FA4 "
+      "technique pays where; 7. the model against published figures; 8. the model's factors. "
+      "Cycles are per tile on one SM; TFLOP/s follow the FLOP convention of `lib/core/shape.hpp` "
       "(4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";
   return out;
 }

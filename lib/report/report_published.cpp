@@ -126,7 +126,7 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
 std::string published_section(const std::vector<hw::Spec>& gpus,
                               const std::vector<PublishedFigure>& figures) {
   std::string out =
-      "## 6. The model against published figures\n\n"
+      "## 7. The model against published figures\n\n"
       "For each published or measured figure the model covers (`modeled_as` in "
       "`data/published/*.json`), the model's prediction for the same GPU and shape with default "
       "options. Error = (model - published) / published. Role: *fitted* (a model factor was "

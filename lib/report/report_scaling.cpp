@@ -1,0 +1,115 @@
+// Section 6: asymmetric scaling. Per GPU generation and head dim: the per-tile cycles of each unit
+// for the GPU's FA4-style tile, the exp-emulation share the model finds best, and the predicted
+// gain of each FA4 softmax technique (software exp2 at that share, conditional rescaling), beside
+// the gain measured on Hopper (our fa4 against our fa3, same shape, same device) when the store
+// holds both.
+#include <fmt/format.h>
+
+#include "hw/loader.hpp"
+#include "model/algorithm_traits.hpp"
+#include "model/whatif.hpp"
+#include "report/markdown.hpp"
+#include "report/numbers.hpp"
+#include "report/sections.hpp"
+
+namespace fa4::report {
+namespace {
+
+constexpr int kHeaddims[] = {64, 128, 256};
+constexpr std::int64_t kTokens = 16384, kHidden = 2048, kSeqlen = 8192;
+
+AttnShape workload(int headdim) {
+  AttnShape s;
+  s.batch = kTokens / kSeqlen;
+  s.heads_q = s.heads_kv = kHidden / headdim;
+  s.seqlen_q = s.seqlen_k = kSeqlen;
+  s.headdim = s.headdim_v = headdim;
+  return s;
+}
+
+// fa4's measured TFLOP/s over fa3's on `gpu` at `shape`, from our latest measurements; nullopt
+// when either is missing.
+std::optional<double> measured_gain(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
+                                    const std::vector<store::MeasurementRow>& rows,
+                                    const AttnShape& shape) {
+  double fa3 = 0, fa4 = 0;
+  for (const store::MeasurementRow& m : rows) {
+    if (m.source != "ours" || m.status != "ok" || m.pass != Pass::fwd || !(m.shape == shape))
+      continue;
+    const hw::Spec* model = hw::match_device_name(gpus, m.device);
+    if (!model || model->id != gpu.id) continue;
+    if (m.kernel == "fa3") fa3 = m.tflops;
+    if (m.kernel == "fa4") fa4 = m.tflops;
+  }
+  if (fa3 > 0 && fa4 > 0) return fa4 / fa3;
+  return std::nullopt;
+}
+
+std::vector<std::string> scaling_row(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
+                                     const std::vector<store::MeasurementRow>& rows, int d) {
+  const AttnShape shape = workload(d);
+  model::Options fa4;
+  fa4.algorithm = model::Algorithm::fa4;
+  const std::string head = fmt::format("{}", d);
+  if (auto why = model::unsupported_reason(gpu, fa4.algorithm))
+    return {gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", "no FA4 path: " + *why};
+  fa4.exp_emulation = 0;
+  const auto plain = model::predict(gpu, shape, fa4);
+  const auto best = model::best_exp_emulation(gpu, shape, fa4);
+  model::Options no_rescale_skip = fa4;
+  no_rescale_skip.exp_emulation = best ? std::optional(best->share) : std::nullopt;
+  no_rescale_skip.conditional_rescale = false;
+  const auto always_rescale = model::predict(gpu, shape, no_rescale_skip);
+  if (!plain || !best || !always_rescale)
+    return {gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—",
+            (!plain ? plain.error() : !best ? best.error() : always_rescale.error()).message};
+  const model::TileCycles& c = plain->tile_cycles;
+  const auto gain = measured_gain(gpus, gpu, rows, shape);
+  return {gpu.id,
+          head,
+          fmt::format("{}x{}", plain->tile.m, plain->tile.n),
+          integer(c.mma),
+          integer(c.exp_mufu),
+          integer(c.fma),
+          integer(c.smem),
+          percent(100 * best->share),
+          signed_percent(100 * (plain->time_s / best->prediction.time_s - 1)),
+          signed_percent(100 * (always_rescale->time_s / best->prediction.time_s - 1)),
+          gain ? signed_percent(100 * (*gain - 1)) : "not measured"};
+}
+
+}  // namespace
+
+std::string scaling_section(const std::vector<hw::Spec>& gpus,
+                            const std::vector<store::MeasurementRow>& rows) {
+  md::Table table{{{"GPU"},
+                   {"d"},
+                   {"tile"},
+                   {"MMA", md::Align::right},
+                   {"exp (MUFU)", md::Align::right},
+                   {"FP32 + issue", md::Align::right},
+                   {"SMEM", md::Align::right},
+                   {"best emulated share", md::Align::right},
+                   {"gain: software exp2", md::Align::right},
+                   {"gain: conditional rescale", md::Align::right},
+                   {"measured fa4 / fa3", md::Align::right}},
+                  {}};
+  for (const hw::Spec& gpu : gpus)
+    for (int d : kHeaddims) table.rows.push_back(scaling_row(gpus, gpu, rows, d));
+  return fmt::format(
+             "## 6. Asymmetric scaling: which FA4 technique pays where\n\n"
+             "FA4's claim: the right softmax technique depends on the ratio of unit speeds. Per "
+             "GPU and head dim, forward, bf16, {} tokens at seqlen {} (hidden {}): the per-tile "
+             "cycles of each unit for FA4's tile with every exp2 on MUFU; the share of exp2 "
+             "emulated on the FMA pipe that the model finds best (shortest time; among equal "
+             "times, the most slack under the tensor cores; steps of 1/64); the predicted gain of "
+             "software exp2 at that share over none, and of conditional rescaling over rescaling "
+             "every tile (at that share); and, where our fa4 and fa3 kernels were both measured "
+             "on that GPU at that shape, the measured gain.\n\n",
+             kTokens, kSeqlen, kHidden) +
+         md::render(table) +
+         "\n`fa4-analyze whatif --gpu b200 --scale mufu=2` shows any such change on any GPU, "
+         "and `--sensitivity` ranks the units by what a 10% improvement of each would give.\n\n";
+}
+
+}  // namespace fa4::report

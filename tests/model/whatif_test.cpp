@@ -1,0 +1,100 @@
+// What-if hardware: scaling units, the sensitivity ranking, the best exp-emulation share, and the
+// checks against real GPUs that issue 6 names (B200 with MUFU x2 near the B300 model; the best
+// emulated share on B200 in the 10-25% that FA4 tuned).
+#include <gtest/gtest.h>
+
+#include "gpu_models.hpp"
+#include "model/whatif.hpp"
+
+namespace fa4::model {
+namespace {
+
+using testing::gpu;
+using testing::square;
+
+Options fa4_forward() {
+  Options o;
+  o.algorithm = Algorithm::fa4;
+  return o;
+}
+
+TEST(Whatif, ParsesUnitScales) {
+  auto s = parse_unit_scale("mufu=2");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->unit, ScalableUnit::mufu);
+  EXPECT_DOUBLE_EQ(s->factor, 2);
+  EXPECT_DOUBLE_EQ(parse_unit_scale("sms=1.25")->factor, 1.25);
+}
+
+TEST(Whatif, RefusesBadScalesNamingTheProblem) {
+  EXPECT_NE(parse_unit_scale("mufu").error().message.find("UNIT=FACTOR"), std::string::npos);
+  EXPECT_NE(parse_unit_scale("tensor=2").error().message.find("no unit 'tensor'"),
+            std::string::npos);
+  for (const char* bad : {"mufu=0", "mufu=-1", "mufu=2x", "mufu=", "mufu=1000"})
+    EXPECT_NE(parse_unit_scale(bad).error().message.find("factor"), std::string::npos) << bad;
+}
+
+TEST(Whatif, ScalesOnlyTheNamedUnit) {
+  const hw::Spec& b200 = gpu("b200");
+  const UnitScale scales[] = {{ScalableUnit::mufu, 2}, {ScalableUnit::sms, 1.1}};
+  const hw::Spec s = scaled_spec(b200, scales);
+  EXPECT_DOUBLE_EQ(s.per_sm.mufu_ex2_per_clk, 2 * b200.per_sm.mufu_ex2_per_clk);
+  EXPECT_EQ(s.sms, 163);  // 148 * 1.1 = 162.8, rounded to a whole SM
+  EXPECT_DOUBLE_EQ(s.per_sm.mma_flop_per_clk_bf16, b200.per_sm.mma_flop_per_clk_bf16);
+  EXPECT_DOUBLE_EQ(s.hbm_bytes_per_s, b200.hbm_bytes_per_s);
+  EXPECT_EQ(s.id, "b200 (mufu x2, sms x1.1)");
+}
+
+TEST(Whatif, B200WithDoubledMufuLandsNearB300) {
+  for (std::int64_t d : {64, 128}) {
+    const AttnShape shape = square(32768 / 8192, 2048 / d, 8192, d);
+    const UnitScale mufu2{ScalableUnit::mufu, 2};
+    Options o = fa4_forward();
+    o.exp_emulation = 0;  // B300 turns emulation off: compare like with like
+    const auto what_if = predict(scaled_spec(gpu("b200"), {&mufu2, 1}), shape, o);
+    const auto b300 = predict(gpu("b300"), shape, o);
+    ASSERT_TRUE(what_if.ok() && b300.ok());
+    EXPECT_NEAR(what_if->tflops / b300->tflops, 1.0, 0.05) << "hd" << d;
+  }
+}
+
+TEST(Whatif, BestEmulatedShareOnB200IsInFa4sTunedRange) {
+  for (bool causal : {false, true}) {
+    const auto best = best_exp_emulation(gpu("b200"), square(2, 16, 16384, 128, causal),
+                                         fa4_forward());
+    ASSERT_TRUE(best.ok()) << best.error().message;
+    EXPECT_GE(best->share, 0.10);
+    EXPECT_LE(best->share, 0.25);
+  }
+}
+
+TEST(Whatif, NoEmulationPaysWhereMufuDoubled) {
+  const auto best = best_exp_emulation(gpu("b300"), square(2, 16, 16384, 128), fa4_forward());
+  ASSERT_TRUE(best.ok());
+  EXPECT_DOUBLE_EQ(best->share, 0);
+}
+
+TEST(Whatif, BestShareIsFa4Only) {
+  Options o;
+  o.algorithm = Algorithm::fa3;
+  EXPECT_FALSE(best_exp_emulation(gpu("h100-sxm"), square(2, 16, 8192, 128), o).ok());
+}
+
+TEST(Whatif, SensitivityRanksTheBindingUnitFirst) {
+  // hd64 on B200 is exp-bound (FA4 §3.1.1: MMA 512 vs exp 1024 per 128x128 tile), so MUFU, and
+  // the clock that drives it, pay; the tensor cores do not.
+  Options o = fa4_forward();
+  o.exp_emulation = 0;
+  const auto rows = sensitivity(gpu("b200"), square(4, 32, 8192, 64), o);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), std::size(kAllScalableUnits));
+  for (std::size_t i = 1; i < rows->size(); ++i)
+    EXPECT_GE((*rows)[i - 1].speedup, (*rows)[i].speedup);
+  EXPECT_TRUE((*rows)[0].unit == ScalableUnit::mufu || (*rows)[0].unit == ScalableUnit::clock);
+  EXPECT_GT((*rows)[0].speedup, 1.05);
+  for (const auto& r : *rows)
+    if (r.unit == ScalableUnit::mma) EXPECT_NEAR(r.speedup, 1.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace fa4::model
