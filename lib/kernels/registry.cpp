@@ -13,11 +13,13 @@ extern const Kernel fa3_kernel;    // fa3/fa3.cu, and its ablation variants:
 extern const Kernel fa3_no_pingpong_kernel;
 extern const Kernel fa3_no_overlap_kernel;
 extern const Kernel fa3_no_ws_kernel;
+extern const Kernel fa3_wide_kernel;
 
 namespace {
 constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
                                  &fa3_kernel,            &fa3_no_pingpong_kernel,
-                                 &fa3_no_overlap_kernel, &fa3_no_ws_kernel};
+                                 &fa3_no_overlap_kernel, &fa3_no_ws_kernel,
+                                 &fa3_wide_kernel};
 }  // namespace
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }

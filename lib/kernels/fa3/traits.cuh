@@ -17,6 +17,7 @@ struct Variant {
   bool warp_specialized = true;  // a producer warpgroup issues TMA; else a consumer thread does
   bool pingpong = true;          // named barriers order the two consumer warpgroups' GEMMs
   bool intra_overlap = true;     // issue S_next = Q K^T and O += P V before the softmax of S_next
+  bool wide_key_blocks = false;  // FA3's wider key blocks: 192 at hd64, 176 at hd128 (not hd256)
 };
 
 inline constexpr int kMmaM = 64;          // rows of one wgmma (m64nNk16): one warpgroup's rows
@@ -42,7 +43,12 @@ struct Traits {
   // FA3's tiles (hopper/tile_size.h): 128 query rows; 128 keys per block, 80 at hd256 where O
   // takes 128 registers per thread and K/V stages 40 KiB each.
   static constexpr int kBlockM = kConsumerWarpgroups * kMmaM;
-  static constexpr int kBlockN = HeadDim == 256 ? 80 : 128;
+  // Wide blocks (FA3's non-causal choice) halve the per-block fixed costs (barriers, row max
+  // and sum shuffles, the correction of O) per key, at more S/P registers.
+  static constexpr int kBlockN = HeadDim == 256                         ? 80
+                                 : !V.wide_key_blocks                  ? 128
+                                 : HeadDim == 64                       ? 192
+                                                                       : 176;
   static constexpr int kStages = 2;  // K and V buffers each (FA3's choice at hd128/hd256)
   static constexpr int kProducerWarpgroups = V.warp_specialized ? 1 : 0;
   static constexpr int kThreads = (kProducerWarpgroups + kConsumerWarpgroups) * kWarpgroupThreads;
