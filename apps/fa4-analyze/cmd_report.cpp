@@ -10,6 +10,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "open_store.hpp"
 #include "context.hpp"
 #include "hw/loader.hpp"
 #include "report/published.hpp"
@@ -64,11 +65,10 @@ void write_file(const fs::path& path, const std::string& text) {
 void run_report(const Context& ctx, const ReportOptions& o) {
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
-  store::OpenOptions open;
-  open.create = false;
-  const auto db = take(store::Store::open(ctx.db_path, open));
+  const auto db = open_store(ctx, /*create=*/false);
   in.predictions = take(db.predictions_for_report());
   in.measurements = take(db.measurements_for_report());
+  in.ceilings = take(db.latest_ceilings());
   const fs::path published = published_dir(ctx, o);
   auto figures = report::load_published_dir(published);
   if (!figures)

@@ -20,6 +20,7 @@ struct ReportInputs {
   std::vector<hw::Spec> gpus;                 // in the order the tables show them
   std::vector<store::ReportRow> predictions;  // Store::predictions_for_report()
   std::vector<store::MeasurementRow> measurements;  // Store::measurements_for_report()
+  std::vector<store::CeilingRow> ceilings;          // Store::latest_ceilings()
   std::vector<PublishedFigure> published;
 };
 

@@ -24,6 +24,10 @@ std::string sweep_section(const std::vector<hw::Spec>& gpus,
                           const std::vector<store::ReportRow>& rows);
 // Section 5: our kernels' measurements against the peers' (Store::measurements_for_report()).
 std::string measured_section(const std::vector<store::MeasurementRow>& rows);
+// The end of section 5: our ladder's rungs, their speedups, the best one's share of the device's
+// measured GEMM ceiling, and the ablations; "" when no device has two rungs measured.
+std::string ladder_subsection(const std::vector<store::MeasurementRow>& rows,
+                              const std::vector<store::CeilingRow>& ceilings);
 // Section 6: per GPU and head dim, the units' cycles, the best exp-emulation share and the
 // predicted gain of each FA4 technique, beside our measured fa4 / fa3 on Hopper.
 std::string scaling_section(const std::vector<hw::Spec>& gpus,

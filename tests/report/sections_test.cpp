@@ -145,6 +145,32 @@ TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
       << s;
 }
 
+TEST_F(Sections, LadderShowsSpeedupsGemmShareAndAblations) {
+  auto rows = testing::sample_measurements();  // naive and fa2 at s1024 and s8192
+  rows.push_back(testing::measurement("NVIDIA H200", "fa3", "ours", 8192, 655.0));
+  rows.push_back(testing::measurement("NVIDIA H200", "fa3_no_ws", "ours", 8192, 570.0));
+  store::CeilingRow gemm;
+  gemm.ceiling.device = "NVIDIA H200";
+  gemm.ceiling.unit = "gemm_bf16";
+  gemm.ceiling.value = 800;
+  const std::string s = ladder_subsection(rows, {gemm});
+  EXPECT_TRUE(contains(s, "### The kernel ladder on NVIDIA H200, step by step")) << s;
+  EXPECT_TRUE(contains(s, "GEMM ceiling measured on this device (800 TFLOP/s")) << s;
+  // s8192: naive 44.8, fa2 371.4, fa3 655 -> 8.29x, 1.76x, 655 / 800 = 81.9%, 570 / 655 = 0.87x.
+  EXPECT_TRUE(contains(s, "| 8192 | 4 | 16 | 45 | 371 | 655 | 8.29x | 1.76x | 81.9% | 0.87x |"))
+      << s;
+  // s1024 has no fa3: dashes, and the best rung there is fa2 (318.6 / 800 = 39.8%).
+  EXPECT_TRUE(contains(s, "| 1024 | 32 | 16 | 41 | 319 | — | 7.73x | — | 39.8% | — |")) << s;
+  // The peers and the backward pass are not rungs.
+  EXPECT_FALSE(contains(s, "sdpa")) << s;
+  EXPECT_FALSE(contains(s, "bwd")) << s;
+}
+
+TEST_F(Sections, LadderNeedsTwoRungs) {
+  const auto one = {testing::measurement("NVIDIA H200", "fa2", "ours", 8192, 371.4)};
+  EXPECT_EQ(ladder_subsection(one, {}), "");
+}
+
 TEST_F(Sections, MeasuredSaysHowToMeasureWhenNothingIs) {
   const std::string s = measured_section({});
   EXPECT_TRUE(contains(s, "Nothing is measured yet")) << s;
