@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hw/loader.hpp"
+#include "open_store.hpp"
 #include "hw/measured_ceilings.hpp"
 #include "store/store.hpp"
 #include "user_error.hpp"
@@ -19,7 +20,7 @@ void add_ceilings_option(CLI::App& command, std::string& mode) {
 hw::Spec apply_ceilings(const Context& ctx, const std::vector<hw::Spec>& specs,
                         const hw::Spec& gpu, const std::string& mode) {
   if (mode != "measured") return gpu;
-  const auto db = take(store::Store::open(ctx.db_path, {.create = false}));
+  const auto db = open_store(ctx, /*create=*/false);
   std::vector<hw::MeasuredCeiling> measured;
   for (const store::CeilingRow& row : take(db.latest_ceilings())) {
     if (hw::match_device_name(specs, row.ceiling.device) != &gpu) continue;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "open_store.hpp"
 #include "context.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
@@ -20,6 +21,8 @@
 #if FA4_HAVE_BENCH
 #include "bench/attention_run.hpp"
 #include "bench/sm_clock.hpp"
+#include "bench/stop_signal.hpp"
+#include "bench/sweep_loop.hpp"
 #endif
 
 namespace fa4::app {
@@ -33,6 +36,7 @@ struct BenchOptions {
   std::vector<std::string> sweeps;
   ShapeOptions shape;
   bool peers = false;
+  bool resume = false;
   PeerRunOptions peer;
 };
 
@@ -81,46 +85,82 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
   return m;
 }
 
-void run_bench(const Context& ctx, const std::vector<const kernels::Kernel*>& selected,
-               const std::vector<AttnShape>& shapes) {
+void print_result(const std::string& kernel, const AttnShape& shape, const store::Measurement& m,
+                  std::int64_t id) {
+  if (id == 0)
+    fmt::print("{:<8} {:<40} already recorded (--resume)\n", kernel, describe(shape));
+  else if (m.status == store::MeasurementStatus::ok)
+    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s\n", kernel,
+               describe(shape), m.median_s * 1e3, 100 * (m.p75_s - m.p25_s) / m.median_s,
+               m.samples_s.size(), m.tflops);
+  else
+    fmt::print("{:<8} {:<40} {}: {}\n", kernel, describe(shape), store::to_string(m.status),
+               m.reason);
+}
+
+// Measures every kernel on every shape through bench::run_sweep: each measurement is committed
+// as it completes; SIGINT or SIGTERM stops the sweep after the current configuration.
+struct RunMode {
+  bool resume = false;
+  bool single_shape = false;  // from the shape flags: a kernel that cannot run it is an error
+};
+
+// A shape asked for alone must run on every kernel asked for; a sweep records the unsupported
+// ones as skipped, with the reason.
+void check_supported(const std::vector<std::string>& kernel_names, const AttnShape& shape,
+                     const kernels::DeviceCaps& device) {
+  for (const std::string& name : kernel_names)
+    if (auto why = kernels::why_unsupported(*kernels::find_kernel(name), shape, device))
+      throw UserError(fmt::format("kernel {} cannot run {} on {}: {}; change the shape flags, or "
+                                  "pass a --sweep to record it as skipped",
+                                  name, describe(shape), device.name, *why));
+}
+
+void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
+               const std::vector<AttnShape>& shapes, RunMode mode) {
+  const bool resume = mode.resume;
   const auto device = kernels::query_device();
   if (!device) throw UserError(fmt::format("{} ({})", kNoDevice, device.error().message));
+  if (mode.single_shape) check_supported(kernel_names, shapes.at(0), *device);
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec* gpu = hw::match_device_name(specs, device->name);
-  auto db = take(store::Store::open(ctx.db_path));
+  auto db = open_store(ctx);
   store::RunInfo info = current_run_info(store::RunKind::bench, ctx, device->name);
   info.driver = bench::driver_version();
   info.cuda_version = bench::cuda_versions();
+  if (resume) info.notes = "--resume: configurations already recorded on this device skipped";
   const auto run_id = take(db.begin_run(info));
   const auto timer = take(bench::Timer::create(device->l2_bytes));
   const std::uint64_t seed = std::random_device{}();
   const bool terminal = isatty(fileno(stdout));
   fmt::print("run {}: {} on {} (model: {}), inputs seed {}\n", run_id, ctx.db_path, device->name,
              gpu ? gpu->id : "none", seed);
-  const std::size_t total = shapes.size() * selected.size();
-  std::size_t done = 0;
-  for (const AttnShape& shape : shapes)
-    for (const kernels::Kernel* kernel : selected) {
-      if (terminal)
-        fmt::print("\r[{}/{}] {} {} ...", ++done, total, kernel->name, describe(shape));
-      std::fflush(stdout);
-      store::Measurement m =
-          to_measurement(bench::run_attention(*kernel, shape, *device, timer, seed + done));
-      m.shape = shape;
-      m.kernel = kernel->name;
-      m.device = device->name;
-      if (m.status == store::MeasurementStatus::ok)
-        m.prediction_id = record_prediction(db, run_id, gpu, kernel->name, shape);
-      take(db.record_measurement(run_id, m));
-      if (terminal) fmt::print("\r\033[K");
-      if (m.status == store::MeasurementStatus::ok)
-        fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s\n",
-                   kernel->name, describe(shape), m.median_s * 1e3,
-                   100 * (m.p75_s - m.p25_s) / m.median_s, m.samples_s.size(), m.tflops);
-      else
-        fmt::print("{:<8} {:<40} {}: {}\n", kernel->name, describe(shape),
-                   store::to_string(m.status), m.reason);
-    }
+  const auto configs = bench::sweep_configs(shapes, kernel_names);
+  const bench::StopOnSignal stop;
+  const bench::SweepSettings settings{
+      .run_id = run_id, .device = device->name, .resume = resume, .stop = &stop.requested()};
+  auto measure = [&](const bench::SweepConfig& config, std::size_t index) {
+    const kernels::Kernel* kernel = kernels::find_kernel(config.kernel);
+    if (terminal)
+      fmt::print("\r[{}/{}] {} {} ...", index + 1, configs.size(), config.kernel,
+                 describe(config.shape));
+    std::fflush(stdout);
+    store::Measurement m = to_measurement(
+        bench::run_attention(*kernel, config.shape, *device, timer, seed + index + 1));
+    if (m.status == store::MeasurementStatus::ok)
+      m.prediction_id = record_prediction(db, run_id, gpu, config.kernel, config.shape);
+    if (terminal) fmt::print("\r\033[K");
+    return m;
+  };
+  auto printed = [](const bench::SweepConfig& config, const store::Measurement& m,
+                    std::int64_t id) { print_result(config.kernel, config.shape, m, id); };
+  const bench::SweepSummary summary = take(bench::run_sweep(db, configs, settings, measure, printed));
+  if (summary.resumed)
+    fmt::print("--resume: {} of {} configurations were already recorded on {} and skipped\n",
+               summary.resumed, summary.total, device->name);
+  if (summary.stopped)
+    throw Interrupted(bench::describe_stop(summary, run_id, ctx.db_path,
+                                           stop.signal_number() == SIGTERM ? "SIGTERM" : "SIGINT"));
 }
 
 #endif
@@ -131,19 +171,16 @@ void bench(const Context& ctx, const BenchOptions& o) {
     for (const AttnShape& s : take(load_sweep(file)).shapes) shapes.push_back(s);
   if (o.sweeps.empty()) shapes.push_back(o.shape.shape());
 #if FA4_HAVE_BENCH
-  std::vector<const kernels::Kernel*> selected;
-  for (const std::string& name : o.kernels) {
-    const kernels::Kernel* k = kernels::find_kernel(name);
-    if (!k) throw UserError(fmt::format("no kernel '{}': 'fa4-analyze kernels' lists them", name));
-    selected.push_back(k);
-  }
+  for (const std::string& name : o.kernels)
+    if (!kernels::find_kernel(name))
+      throw UserError(fmt::format("no kernel '{}': 'fa4-analyze kernels' lists them", name));
   // Refuse before measuring anything when the peers were asked for and cannot run.
   if (o.peers)
     if (const std::string why = peers_unavailable(o.peer); !why.empty())
       throw UserError(fmt::format("--peers: the peer runner cannot run here: {}; install PyTorch "
                                   "for {} or leave out --peers",
                                   why, o.peer.python));
-  run_bench(ctx, selected, shapes);
+  run_bench(ctx, o.kernels, shapes, {.resume = o.resume, .single_shape = o.sweeps.empty()});
   if (o.peers) run_and_import_peers(ctx, shapes, o.peer);
 #else
   (void)ctx;
@@ -162,6 +199,9 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_flag("--peers", o->peers,
               "Also time the peers (PyTorch SDPA backends, our Triton kernel) on the same shapes "
               "with scripts/peers/torch_peers.py and record them");
+  c->add_flag("--resume", o->resume,
+              "Skip the configurations (kernel, shape) already recorded on this device, e.g. "
+              "after an interrupted sweep; failed ones are measured again");
   c->add_option("--peer-pass", o->peer.passes, "Passes the peers run: fwd, bwd or both")
       ->check(CLI::IsMember({"fwd", "bwd", "both"}));
   c->add_option("--python", o->peer.python, "Python interpreter with PyTorch, for --peers");

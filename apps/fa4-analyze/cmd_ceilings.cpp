@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "open_store.hpp"
 #include "context.hpp"
 #include "hw/loader.hpp"
 #include "run_info.hpp"
@@ -103,7 +104,7 @@ void run_ceilings(const Context& ctx, const CeilingsOptions& o) {
                         .samples_s = r.samples_s,
                         .method = r.method});
   }
-  auto db = take(store::Store::open(ctx.db_path));
+  auto db = open_store(ctx);
   store::RunInfo info = current_run_info(store::RunKind::ceilings, ctx, device->name);
   info.driver = bench::driver_version();
   info.cuda_version = bench::cuda_versions();

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "open_store.hpp"
 #include "context.hpp"
 #include "report/published.hpp"
 #include "store/peer_records.hpp"
@@ -58,7 +59,7 @@ void run_import(const Context& ctx, const ImportOptions& o) {
                                   "data/published/*.json)",
                                   path));
   }
-  auto db = take(store::Store::open(ctx.db_path));
+  auto db = open_store(ctx);
   for (const std::string& path : o.files) {
     if (is_published_file(path))
       import_published(db, path);

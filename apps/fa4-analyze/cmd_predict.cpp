@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "open_store.hpp"
 #include "ceilings_option.hpp"
 #include "context.hpp"
 #include "core/sweep.hpp"
@@ -80,11 +81,10 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
     }
   std::string devices;
   for (const hw::Spec& gpu : gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
-  auto db = take(store::Store::open(ctx.db_path));
+  auto db = open_store(ctx);
   store::RunInfo info = current_run_info(store::RunKind::predict, ctx, devices);
   if (o.ceilings == "measured") info.notes = "unit ceilings measured on the GPU (--ceilings measured)";
-  const auto run_id = take(db.begin_run(info));
-  take(db.record_predictions(run_id, predictions));
+  const auto run_id = take(db.record_prediction_run(info, predictions));
   fmt::print("run {}: recorded {} predictions ({} GPU models, {} sweeps) in {}\n", run_id,
              predictions.size(), gpus.size(), sweeps.size(), ctx.db_path);
   if (skipped)

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "open_store.hpp"
 #include "context.hpp"
 #include "store/store.hpp"
 #include "store/table_format.hpp"
@@ -19,7 +20,7 @@ struct QueryOptions {
 
 void run_query(const Context& ctx, const QueryOptions& o) {
   const store::TableFormat format = take(store::parse_table_format(o.format));
-  const auto db = take(store::Store::open(ctx.db_path, {.create = false}));
+  const auto db = open_store(ctx, /*create=*/false);
   fmt::print("{}", store::format_table(take(db.query(o.sql)), format));
 }
 

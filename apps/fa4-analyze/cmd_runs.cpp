@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "open_store.hpp"
 #include "context.hpp"
 #include "store/store.hpp"
 #include "store/table_format.hpp"
@@ -17,7 +18,7 @@ struct RunsOptions {
 };
 
 void run_runs(const Context& ctx, const RunsOptions& o) {
-  const auto db = take(store::Store::open(ctx.db_path, {.create = false}));
+  const auto db = open_store(ctx, /*create=*/false);
   const store::Table runs = store::to_table(take(db.list_runs()));
   fmt::print("{}", o.json ? store::format_json(runs) : store::format_text(runs));
 }

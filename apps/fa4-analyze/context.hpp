@@ -11,6 +11,7 @@ struct Context {
   std::string models_dir;  // --models, FA4_MODELS, or the source tree's models/
   std::string db_path;     // --db, FA4_DB, or fa4-results.db
   std::string command_line;  // recorded with each run
+  int busy_timeout_ms = 30000;  // --busy-timeout, FA4_BUSY_TIMEOUT_MS: waiting for another writer
 };
 
 // Each subcommand lives in its own file (cmd_*.cpp): a setup function adds it to the app and sets

@@ -1,5 +1,7 @@
 // fa4-analyze: model, measure and report attention kernels. main is a short pipeline with one
-// error exit: any failure prints "error: ..." and returns 1.
+// error exit: any failure prints "error: ..." and returns 1 (a sweep stopped by SIGINT or
+// SIGTERM prints "interrupted: ..." and returns 130).
+#include <charconv>
 #include <cstdlib>
 #include <exception>
 
@@ -29,6 +31,17 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default();
   app.add_option("--models", ctx.models_dir, "Folder of hardware model JSON files (env FA4_MODELS)");
   app.add_option("--db", ctx.db_path, "Results database (env FA4_DB)");
+  const std::string busy = env_or("FA4_BUSY_TIMEOUT_MS", "30000");
+  if (auto [end, ec] = std::from_chars(busy.data(), busy.data() + busy.size(), ctx.busy_timeout_ms);
+      ec != std::errc() || end != busy.data() + busy.size() || ctx.busy_timeout_ms < 0) {
+    fmt::print(stderr, "error: FA4_BUSY_TIMEOUT_MS='{}' is not a number of milliseconds; set it "
+               "to e.g. 30000 or unset it\n", busy);
+    return 1;
+  }
+  app.add_option("--busy-timeout", ctx.busy_timeout_ms,
+                 "Milliseconds to wait for another process writing the database "
+                 "(env FA4_BUSY_TIMEOUT_MS)")
+      ->check(CLI::Range(0, 3600 * 1000));
   setup_subcommands(app, ctx);
 
   try {
@@ -38,8 +51,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A misspelt subcommand reaches CLI11 as a stray argument: name it and the real ones.
+    if (app.get_subcommands().empty() && !app.remaining().empty()) {
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({}))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      fmt::print(stderr, "error: unknown subcommand '{}': use one of {}\n", app.remaining().front(),
+                 names);
+      return 1;
+    }
     fmt::print(stderr, "error: {}; run '{} --help' for usage\n", e.what(), app.get_name());
     return 1;
+  } catch (const Interrupted& e) {
+    fmt::print(stderr, "interrupted: {}\n", e.what());
+    return kInterruptedExitCode;
   } catch (const UserError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;

@@ -1,3 +1,4 @@
+#include "open_store.hpp"
 #include "peer_runner.hpp"
 
 #include <sys/wait.h>
@@ -83,7 +84,7 @@ void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shap
   if (fs::exists(results) && fs::file_size(results) > 0) {
     std::ifstream in(results);
     const auto runs = take(store::parse_peer_records(in, results.string(), ctx.command_line));
-    auto db = take(store::Store::open(ctx.db_path));
+    auto db = open_store(ctx);
     const store::ImportCounts counts = take(db.import_runs(runs));
     fmt::print("peers: {} measurements recorded from {}\n", counts.added, results.string());
   }

@@ -13,6 +13,13 @@ struct UserError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A sweep stopped by SIGINT or SIGTERM after recording what it finished: main prints the message
+// (what was recorded, how to resume) and exits with status 130, the shell's code for Ctrl-C.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+inline constexpr int kInterruptedExitCode = 130;
+
 // Unwraps a Result or throws its error as a UserError.
 template <class T>
 T take(Result<T> result) {

@@ -1,6 +1,7 @@
 #include "core/sweep.hpp"
 
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -153,16 +154,24 @@ Result<Sweep> parse_sweep(const json& doc, const std::string& origin) {
   return sweep;
 }
 
+Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return Error{fmt::format("{}: not valid JSON ({}); fix the file", origin, e.what())};
+  }
+  return parse_sweep(doc, origin);
+}
+
 Result<Sweep> load_sweep(const std::filesystem::path& file) {
-  std::ifstream in(file);
+  std::ifstream in(file, std::ios::binary);
   if (!in)
     return Error{fmt::format("{}: cannot open the sweep file; check the path (sweeps ship in "
                              "data/sweeps/)", file.string())};
-  try {
-    return parse_sweep(json::parse(in), file.string());
-  } catch (const json::parse_error& e) {
-    return Error{fmt::format("{}: not valid JSON ({}); fix the file", file.string(), e.what())};
-  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_sweep_text(text.str(), file.string());
 }
 
 }  // namespace fa4

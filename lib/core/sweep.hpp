@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -23,6 +24,8 @@ struct Sweep {
 // Errors name the file, the JSON pointer and what was expected.
 Result<Sweep> load_sweep(const std::filesystem::path& file);
 Result<Sweep> parse_sweep(const nlohmann::json& doc, const std::string& origin);
+// The JSON text of a sweep file; `origin` names it in errors.
+Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin);
 
 // One shape object: {"batch", "heads", "heads_kv", "seqlen" | "seqlen_q"+"seqlen_k", "headdim",
 // "headdim_v", "causal", "dtype"}; heads_kv defaults to heads, headdim_v to headdim.

@@ -197,18 +197,22 @@ Status check_unique(const std::vector<Spec>& specs, const fs::path& dir) {
 
 }  // namespace
 
-Result<Spec> load_spec(const fs::path& file) {
-  Result<std::string> text = read_text(file);
-  if (!text) return text.error();
+Result<Spec> parse_spec(std::string_view text, const fs::path& file) {
   json root;
   try {
-    root = json::parse(*text);
+    root = json::parse(text);
   } catch (const json::parse_error& e) {
-    const auto [line, column] = line_and_column(*text, e.byte);
+    const auto [line, column] = line_and_column(text, e.byte);
     return Error{fmt::format("{}: line {}, column {} (byte {}): invalid JSON: {}", file.string(),
                              line, column, e.byte, parse_message(e))};
   }
   return ModelReader(file).read(root, file.stem().string());
+}
+
+Result<Spec> load_spec(const fs::path& file) {
+  Result<std::string> text = read_text(file);
+  if (!text) return text.error();
+  return parse_spec(*text, file);
 }
 
 Result<std::vector<Spec>> load_all_specs(const fs::path& dir) {

@@ -16,6 +16,8 @@
 namespace fa4::hw {
 
 Result<Spec> load_spec(const std::filesystem::path& file);
+// The same from the file's text: `file` names it in errors and gives the id (its stem).
+Result<Spec> parse_spec(std::string_view text, const std::filesystem::path& file);
 
 // Every *.json in the folder, in generation order: by compute capability, then by id
 // (a100-sxm, h100-sxm, h200, b200, gb200, b300). Refuses an id or a device name used twice.

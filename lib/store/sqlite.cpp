@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <thread>
+
 namespace fa4::store {
 
 Error sqlite_error(sqlite3* db, std::string_view what) {
@@ -128,9 +131,23 @@ std::string Statement::column_text(int column) const {
 }
 
 Result<Transaction> Transaction::begin(sqlite3* db) {
-  if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
-    return sqlite_error(db, "cannot start a transaction");
-  return Transaction(db);
+  // The busy timeout makes SQLite wait for the write lock; some SQLITE_BUSY results skip it
+  // (WAL recovery by another connection, a snapshot taken before another commit): retry those.
+  constexpr int kRetries = 50;
+  constexpr auto kHandlerWaited = std::chrono::milliseconds(200);
+  for (int attempt = 0;; ++attempt) {
+    const auto start = std::chrono::steady_clock::now();
+    const int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return Transaction(db);
+    const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (!busy) return sqlite_error(db, "cannot start a transaction");
+    if (attempt == kRetries || std::chrono::steady_clock::now() - start > kHandlerWaited)
+      return Error{fmt::format(
+          "cannot start a transaction: {}: another process holds the database's write lock; "
+          "wait for it to finish and run the command again (nothing was written)",
+          sqlite3_errmsg(db))};
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 5 * (attempt % 8)));
+  }
 }
 
 Transaction::~Transaction() {

@@ -162,11 +162,20 @@ struct CeilingRow {
   Ceiling ceiling;
 };
 
+// A kernel on a problem: one configuration of a bench sweep.
+struct MeasuredConfig {
+  std::string kernel;
+  AttnShape shape;
+  Pass pass = Pass::fwd;
+  friend bool operator==(const MeasuredConfig&, const MeasuredConfig&) = default;
+};
+
 struct OpenOptions {
   // false: refuse a missing file ("run 'fa4-analyze predict' first") instead of creating it.
   bool create = true;
-  // How long to wait for another process that holds the database's lock.
-  std::chrono::milliseconds busy_timeout{5000};
+  // How long to wait for another process that holds the database's lock: long enough for
+  // another fa4-analyze to record a large batch, so concurrent writers queue rather than fail.
+  std::chrono::milliseconds busy_timeout{30000};
 };
 
 class Store {
@@ -183,6 +192,10 @@ class Store {
   Result<std::int64_t> begin_run(const RunInfo& info);
   // Records the predictions of a run, with their factors: all of them or, on any error, none.
   Status record_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
+  // Starts a run and records its predictions in one transaction: a run whose recording is
+  // interrupted (killed, disk full) leaves nothing behind. Returns the run's id.
+  Result<std::int64_t> record_prediction_run(const RunInfo& info,
+                                             const std::vector<model::Prediction>& predictions);
   // Records one measurement and its samples in one transaction; returns the measurement's id.
   Result<std::int64_t> record_measurement(std::int64_t run_id, const Measurement& m);
   // Records imported runs in one transaction: all of them or, on any error, none. Measurements
@@ -204,12 +217,18 @@ class Store {
   // The latest measurement of each (device, kernel, source, problem), ordered by device, pass,
   // dtype, causal, head dims, batch, heads, seqlens, kernel.
   Result<std::vector<MeasurementRow>> measurements_for_report() const;
+  // The configurations measured on `device` by `source` in any run with status ok or skipped
+  // (a failed one is not counted: it is measured again): what `bench --resume` skips.
+  Result<std::vector<MeasuredConfig>> measured_configurations(std::string_view device,
+                                                              std::string_view source = "ours") const;
   // The latest ceiling of each (device, unit), ordered by device and unit.
   Result<std::vector<CeilingRow>> latest_ceilings() const;
 
  private:
   Store(std::string path, Db db) : path_(std::move(path)), db_(std::move(db)) {}
   Status check_run_exists(std::int64_t run_id) const;
+  // Inside the caller's transaction.
+  Status insert_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
   // Inside the caller's transaction; returns the measurement's id.
   Result<std::int64_t> insert_measurement(std::int64_t run_id, const Measurement& m);
 

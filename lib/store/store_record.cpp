@@ -129,6 +129,23 @@ Status Store::record_predictions(std::int64_t run_id,
   auto tx = Transaction::begin(db_.get());
   if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
   if (auto exists = check_run_exists(run_id); !exists) return exists;
+  if (auto done = insert_predictions(run_id, predictions); !done) return done;
+  return tx->commit();
+}
+
+Result<std::int64_t> Store::record_prediction_run(
+    const RunInfo& info, const std::vector<model::Prediction>& predictions) {
+  auto tx = Transaction::begin(db_.get());
+  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
+  auto run_id = begin_run(info);
+  if (!run_id) return run_id;
+  if (auto done = insert_predictions(*run_id, predictions); !done) return done.error();
+  if (auto committed = tx->commit(); !committed) return committed.error();
+  return run_id;
+}
+
+Status Store::insert_predictions(std::int64_t run_id,
+                                 const std::vector<model::Prediction>& predictions) {
   auto insert = Statement::prepare(
       db_.get(), fmt::format("INSERT INTO predictions (run_id, {}, {}) VALUES ({})",
                              kProblemColumns, kPredictionColumns,
@@ -154,7 +171,7 @@ Status Store::record_predictions(std::int64_t run_id,
           null ? " (SQLite stores NaN as NULL: the model produced a NaN)" : "")};
     }
   }
-  return tx->commit();
+  return Ok{};
 }
 
 Status Store::record_published(const std::vector<PublishedFigure>& figures) {
