@@ -71,6 +71,8 @@ Result<std::vector<AttnShape>> expand_grid(const json& grid, const std::string& 
         shape.heads_q = shape.heads_kv = *hidden / shape.headdim;
         shape.causal = (*masks)[k].get<bool>();
         shape.dtype = *dtype;
+        if (auto ok = validate(shape); !ok)
+          return Error{fmt::format("{}/seqlens/{}: {}", where, j, ok.error().message)};
         shapes.push_back(shape);
       }
     }
@@ -158,7 +160,7 @@ Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin)
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number too large for a double
     return Error{fmt::format("{}: not valid JSON ({}); fix the file", origin, e.what())};
   }
   return parse_sweep(doc, origin);

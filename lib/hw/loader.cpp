@@ -205,6 +205,9 @@ Result<Spec> parse_spec(std::string_view text, const fs::path& file) {
     const auto [line, column] = line_and_column(text, e.byte);
     return Error{fmt::format("{}: line {}, column {} (byte {}): invalid JSON: {}", file.string(),
                              line, column, e.byte, parse_message(e))};
+  } catch (const json::out_of_range& e) {  // a number too large for a double: 4.8e2026
+    return Error{fmt::format("{}: invalid JSON: {}; write the figure as a finite number",
+                             file.string(), e.what())};
   }
   return ModelReader(file).read(root, file.stem().string());
 }

@@ -49,6 +49,15 @@ TEST_F(LoaderErrors, MalformedJsonNamesLineColumnAndByte) {
       << message;
 }
 
+// Found by fuzz_model_file: a number beyond a double's range threw out of the loader.
+TEST_F(LoaderErrors, NumberTooLargeForADoubleIsAnErrorNotACrash) {
+  const std::string message = error_of_file(
+      temp.write_text("b200.json", "{\n  \"sms\": {\"value\": 4.8e2026, \"source\": \"x\"}\n}\n"));
+  EXPECT_TRUE(message.starts_with("b200.json: invalid JSON: ")) << message;
+  EXPECT_NE(message.find("4.8e2026"), std::string::npos) << message;
+  EXPECT_NE(message.find("write the figure as a finite number"), std::string::npos) << message;
+}
+
 TEST_F(LoaderErrors, MissingFileSaysSo) {
   EXPECT_EQ(error_of_file(temp.dir() / "absent.json"),
             "absent.json: cannot open: No such file or directory");

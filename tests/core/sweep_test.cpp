@@ -1,0 +1,55 @@
+// The sweep parser: grids and explicit shapes, and the inputs the fuzzer found it mishandled.
+#include <gtest/gtest.h>
+
+#include "core/sweep.hpp"
+
+namespace fa4 {
+namespace {
+
+std::string error_of(const std::string& text) {
+  const auto sweep = parse_sweep_text(text, "s.json");
+  return sweep ? "parsed" : sweep.error().message;
+}
+
+TEST(ParseSweep, GridExpandsHeaddimsSeqlensAndMasks) {
+  const auto sweep = parse_sweep_text(
+      R"({"name": "g", "grid": {"total_tokens": 16384, "hidden": 2048, "headdims": [64, 128],
+          "seqlens": [512, 16384], "causal": [false, true]}})",
+      "s.json");
+  ASSERT_TRUE(sweep.ok()) << sweep.error().message;
+  ASSERT_EQ(sweep->shapes.size(), 8u);
+  EXPECT_EQ(sweep->shapes[0].batch, 32);
+  EXPECT_EQ(sweep->shapes[0].heads_q, 32);
+  EXPECT_EQ(sweep->shapes[7].headdim, 128);
+  EXPECT_EQ(sweep->shapes[7].heads_q, 16);
+  EXPECT_TRUE(sweep->shapes[7].causal);
+}
+
+// Found by fuzz_sweep: grid shapes skipped validate(), so an absurd one reached the model.
+TEST(ParseSweep, AnAbsurdGridShapeIsRefusedWithItsPointer) {
+  const std::string message = error_of(
+      R"({"name": "g", "grid": {"total_tokens": 32767, "hidden": 2048, "headdims": [64],
+          "seqlens": [4096, 1025122048], "causal": [false]}})");
+  EXPECT_EQ(message.rfind("s.json: /grid/seqlens/1: absurd shape: ", 0), 0u) << message;
+}
+
+// Found while fixing the loader's: a number beyond a double's range is an error, not a throw.
+TEST(ParseSweep, NumberTooLargeForADoubleIsAnError) {
+  const std::string message = error_of(R"({"name": "g", "shapes": [{"batch": 1e999}]})");
+  EXPECT_EQ(message.rfind("s.json: not valid JSON (", 0), 0u) << message;
+}
+
+TEST(ParseSweep, TruncatedFileAndWrongFieldsNameTheirPlace) {
+  EXPECT_EQ(error_of(R"({"name": "g", "shapes": [{"batch": 1, "hea)").rfind(
+                "s.json: not valid JSON", 0),
+            0u);
+  EXPECT_EQ(error_of(R"({"name": "g", "shapes": [{"batch": 1, "heads": 8, "seqlen": 64,
+                         "headdim": 64, "causal": "yes"}]})"),
+            "s.json: /shapes/0/causal: expected true or false");
+  EXPECT_EQ(error_of(R"({"shapes": []})"), "s.json: /name: missing; expected a string");
+  EXPECT_EQ(error_of(R"({"name": "g", "shapes": []})"),
+            "s.json: no shapes: give a /grid or a non-empty /shapes array");
+}
+
+}  // namespace
+}  // namespace fa4
