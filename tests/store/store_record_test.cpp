@@ -250,6 +250,22 @@ TEST(StoreRecord, ABatchIsAllOrNothing) {
   EXPECT_EQ(count(store, "predictions"), 1);
 }
 
+TEST(StoreRecord, APredictionRunIsRecordedWholeOrNotAtAll) {
+  Store store = memory_store();
+  model::Prediction nan = sample_prediction();
+  nan.time_s = std::numeric_limits<double>::quiet_NaN();
+  const RunInfo info = testing::run_info(RunKind::predict, "r");
+  auto failed = store.record_prediction_run(info, {sample_prediction(), nan});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.error().message, HasSubstr("recorded none of the 2 predictions"));
+  EXPECT_EQ(count(store, "runs"), 0);  // no run without its predictions
+  EXPECT_EQ(count(store, "predictions"), 0);
+  auto run = store.record_prediction_run(info, {sample_prediction(), sample_prediction()});
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  EXPECT_EQ(count(store, "runs"), 1);
+  EXPECT_EQ(count(store, "predictions"), 2);
+}
+
 TEST(StoreRecord, PredictionsNeedARun) {
   Store store = memory_store();
   auto failed = store.record_predictions(42, {sample_prediction()});
