@@ -45,7 +45,7 @@ TEST_F(CeilingsOption, MeasuredRatesChangeThePrediction) {
   record_h200_ceilings();
   const double datasheet = tflops("");
   const double measured = tflops("--ceilings measured");
-  EXPECT_LT(measured, datasheet * 0.6) << "a quarter of the exp2 rate must slow FA4 down";
+  EXPECT_LT(measured, datasheet * 0.75) << "a quarter of the exp2 rate must slow FA4 down";
   const Outcome p = run("--db r.db predict --gpu h200 --kernel fa2 --pass fwd --ceilings measured "
                         "--sweep " FA4_SOURCE_DIR "/data/sweeps/ladder-h128.json");
   EXPECT_EQ(p.code, 0) << p.err;

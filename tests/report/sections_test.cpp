@@ -224,8 +224,9 @@ TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
         "kOverlapFa2Forward", "kOverlapFa3Forward", "kOverlapFa4Forward", "kOverlapFa2Backward",
         "kFa2BackwardSmemRereads", "kListScheduleTailShare", "kLaunchOverheadSeconds"})
     EXPECT_TRUE(contains(s, name)) << name;
-  EXPECT_TRUE(contains(s, "| `overlap` | 0.48 | fa3 on h100-sxm |")) << s;
-  EXPECT_TRUE(contains(s, "fa3 fwd b4 h16 s8448 d128 fp16 on h100-sxm")) << s;
+  EXPECT_TRUE(contains(s, "| `overlap` | 0.75 | fa3 on h100-sxm |")) << s;
+  EXPECT_TRUE(contains(s, "| `overlap` | 0.25 | fa2 on a100-sxm (fwd) |")) << s;
+  EXPECT_TRUE(contains(s, "our fa2 on H200, seqlen 8k, hd 64/128/256")) << s;
 }
 
 }  // namespace
