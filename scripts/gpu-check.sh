@@ -8,7 +8,8 @@
 #   bash scripts/gpu-check.sh [STEP...]      steps: build test ceilings bench report (default all)
 #
 # Settings (environment): FA4_BUILD_DIR (build-gpu), FA4_CHECK_SWEEP (data/sweeps/fa3-paper.json),
-# FA4_CHECK_KERNELS (every registered kernel), FA4_CHECK_PEER_PASS (both).
+# FA4_CHECK_KERNELS (every registered kernel), FA4_CHECK_PEER_PASS (both, or none),
+# FA4_CHECK_DB (the results database; default $OUT/results.db; copied to $OUT at the end).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check}
@@ -17,7 +18,7 @@ sweep=${FA4_CHECK_SWEEP:-$root/data/sweeps/fa3-paper.json}
 peer_pass=${FA4_CHECK_PEER_PASS:-both}
 steps=${*:-build test ceilings bench report}
 mkdir -p "$out"
-db=$out/results.db
+db=${FA4_CHECK_DB:-$out/results.db}
 tool=$build/apps/fa4-analyze/fa4-analyze
 wants() { [[ " $steps " == *" $1 "* ]]; }
 
@@ -41,11 +42,14 @@ if wants ceilings; then
 fi
 if wants bench; then
   echo "bench: kernels $kernels, sweep $sweep, peers $peer_pass" | tee -a "$out/measure.log"
-  PYTHONUNBUFFERED=1 "$tool" --db "$db" bench --kernel "$kernels" --sweep "$sweep" --peers \
-    --peer-pass "$peer_pass" 2>&1 | tee -a "$out/measure.log" | grep -v '^\[' | tail -n 40
+  peers=(--peers --peer-pass "$peer_pass")
+  [ "$peer_pass" = none ] && peers=()
+  PYTHONUNBUFFERED=1 "$tool" --db "$db" bench --kernel "$kernels" --sweep "$sweep" "${peers[@]}" \
+    2>&1 | tee -a "$out/measure.log" | grep -v '^\[' | tail -n 40
 fi
 if wants report; then
   "$tool" --db "$db" predict --gpu all --kernel all --pass fwd --sweep "$sweep" \
     | tee -a "$out/measure.log"
   "$tool" --db "$db" report --out "$out/report.md" | tee -a "$out/measure.log"
 fi
+[ "$db" -ef "$out/results.db" ] || cp "$db" "$out/results.db"
