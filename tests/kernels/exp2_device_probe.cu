@@ -4,7 +4,7 @@
 
 #include "exp2_device_probe.hpp"
 #include "bench/attention_check.hpp"
-#include "reference/exp2_emulation.hpp"
+#include "kernels/exp2_emulation.cuh"
 
 namespace fa4::bench {
 namespace {
@@ -13,7 +13,7 @@ constexpr int kThreads = 256;
 
 __global__ void software_exp2_kernel(const float* inputs, float* outputs, int count) {
   const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < count) outputs[i] = exp2_emulation::software_exp2(inputs[i]);
+  if (i < count) outputs[i] = kernels::software_exp2(inputs[i]);
 }
 
 Status check(cudaError_t status, const char* what) {

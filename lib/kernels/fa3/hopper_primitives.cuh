@@ -72,6 +72,36 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
+// Stores the box at (c0, c1, c2) of a 3-D tensor map from shared memory at `src` (same layout
+// as a load with the map's swizzle); rows outside the tensor are not written. Bulk-group
+// completion: commit, then wait_group.read before `src` may be overwritten.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, std::uint32_t src, int c0,
+                                             int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until the shared-memory sources of every committed bulk store have been read.
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// Waits until every committed bulk store has completed (its writes are performed).
+__device__ __forceinline__ void tma_store_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+// Makes this thread's generic-proxy shared-memory writes visible to the async proxy (TMA).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void st_shared_u32(std::uint32_t address, std::uint32_t value) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
+}
+
 // ---- named barriers (bar.sync / bar.arrive with an id and a thread count) ----
 
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {

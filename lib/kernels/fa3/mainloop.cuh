@@ -19,7 +19,9 @@ namespace fa4::kernels::fa3 {
 template <class T>
 struct SharedMap {
   std::uint32_t base;  // 1024-byte aligned
-  __device__ __forceinline__ std::uint32_t q() const { return base + T::kQOffset; }
+  __device__ __forceinline__ std::uint32_t q(int stage) const {
+    return base + T::kQOffset + std::uint32_t(stage * T::kQBytes);
+  }
   __device__ __forceinline__ std::uint32_t k(int stage) const {
     return base + T::kKOffset + std::uint32_t(stage * T::kKvBytes);
   }
@@ -29,24 +31,31 @@ struct SharedMap {
   __device__ __forceinline__ std::uint32_t barrier(int i) const {
     return base + T::kBarrierOffset + std::uint32_t(8 * i);
   }
-  __device__ __forceinline__ std::uint32_t q_full() const { return barrier(0); }
-  __device__ __forceinline__ std::uint32_t q_empty() const { return barrier(1); }
-  __device__ __forceinline__ std::uint32_t k_full(int s) const { return barrier(2 + s); }
+  static constexpr int kKvBarrier0 = 2 * T::kQStages;
+  __device__ __forceinline__ std::uint32_t q_full(int s) const { return barrier(s); }
+  __device__ __forceinline__ std::uint32_t q_empty(int s) const {
+    return barrier(T::kQStages + s);
+  }
+  __device__ __forceinline__ std::uint32_t k_full(int s) const { return barrier(kKvBarrier0 + s); }
   __device__ __forceinline__ std::uint32_t k_empty(int s) const {
-    return barrier(2 + T::kStages + s);
+    return barrier(kKvBarrier0 + T::kStages + s);
   }
   __device__ __forceinline__ std::uint32_t v_full(int s) const {
-    return barrier(2 + 2 * T::kStages + s);
+    return barrier(kKvBarrier0 + 2 * T::kStages + s);
   }
   __device__ __forceinline__ std::uint32_t v_empty(int s) const {
-    return barrier(2 + 3 * T::kStages + s);
+    return barrier(kKvBarrier0 + 3 * T::kStages + s);
   }
 
   // One thread: full barriers take the producer's single arrival (plus TMA bytes); empty barriers
-  // take one arrival from each consumer warp.
+  // take one arrival from each consumer warp, except a Q buffer that stages O (kTmaStoreO): one
+  // arrival per consumer warpgroup, from the thread that stored O once the store has read it.
   __device__ __forceinline__ void init_barriers() const {
-    mbarrier_init(q_full(), 1);
-    mbarrier_init(q_empty(), T::kConsumerWarps);
+#pragma unroll
+    for (int s = 0; s < T::kQStages; ++s) {
+      mbarrier_init(q_full(s), 1);
+      mbarrier_init(q_empty(s), T::kTmaStoreO ? kConsumerWarpgroups : T::kConsumerWarps);
+    }
 #pragma unroll
     for (int s = 0; s < T::kStages; ++s) {
       mbarrier_init(k_full(s), 1);
@@ -86,14 +95,20 @@ struct Producer {
     bh_kv = tile.batch * (p.heads_q / p.heads_per_kv_head) + tile.head / p.heads_per_kv_head;
   }
 
-  __device__ __forceinline__ void load_q(const Params& p, const SharedMap<T>& smem) {
-    mbarrier_wait(smem.q_empty(), (q_loads & 1u) ^ 1u);
-    mbarrier_arrive_expect_tx(smem.q_full(), T::kQBytes);
+  // Q of the tile at query row `m` of (batch * heads) row `bh` into the next Q buffer.
+  __device__ __forceinline__ void load_q(const Params& p, const SharedMap<T>& smem, int m,
+                                         int bh) {
+    const int stage = int(q_loads % T::kQStages);
+    mbarrier_wait(smem.q_empty(stage), ((q_loads / T::kQStages) & 1u) ^ 1u);
+    mbarrier_arrive_expect_tx(smem.q_full(stage), T::kQBytes);
 #pragma unroll
     for (int cb = 0; cb < T::kColumnBlocks; ++cb)
-      tma_load_3d(smem.q() + std::uint32_t(cb * T::kQBlockBytes), &p.q_map, smem.q_full(),
-                  cb * kColumnBlock, m0, bh_q);
+      tma_load_3d(smem.q(stage) + std::uint32_t(cb * T::kQBlockBytes), &p.q_map,
+                  smem.q_full(stage), cb * kColumnBlock, m, bh);
     ++q_loads;
+  }
+  __device__ __forceinline__ void load_q(const Params& p, const SharedMap<T>& smem) {
+    load_q(p, smem, m0, bh_q);
   }
 
   // K or V block `block` into the next stage of its pipeline.
@@ -214,6 +229,11 @@ struct ConsumerState {
   PipelineState k_state;
   PipelineState v_state;
   std::uint32_t q_loads = 0;
+  int q_stage = 0;  // the Q buffer of the tile being consumed
+  // fa4 softmax policy: per-warp rescale decisions after each tile's first block, and how many
+  // were skipped (counted by lane 0 of each warp).
+  unsigned rescale_blocks = 0;
+  unsigned rescale_skipped = 0;
 };
 
 // The consumer warpgroup `wg`'s work on one tile of n >= 1 key blocks: O (unnormalized) and the
@@ -233,7 +253,8 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
     }
   };
   const Scheduler<T> turn{wg};
-  const std::uint32_t q_wg = smem.q() + std::uint32_t(wg * T::kWarpgroupQBytes);
+  st.q_stage = int(st.q_loads % T::kQStages);
+  const std::uint32_t q_wg = smem.q(st.q_stage) + std::uint32_t(wg * T::kWarpgroupQBytes);
   const int causal_shift = p.seqlen_k - p.seqlen_q;
   // A block needs masking when it runs past seqlen_k or crosses this warpgroup's causal diagonal.
   const int row0 = thread_row0(wg_row0);
@@ -250,8 +271,13 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
   float correction[kRowsPerThread];
 
   acquire(0);
-  mbarrier_wait(smem.q_full(), st.q_loads & 1u);
+  mbarrier_wait(smem.q_full(st.q_stage), (st.q_loads / T::kQStages) & 1u);
   ++st.q_loads;
+  // Without kTmaStoreO the Q buffer is released after the tile's last Q K^T; with it, after the
+  // epilogue's TMA store has read O out of it (epilogue.cuh).
+  const auto release_q = [&]() {
+    if constexpr (!T::kTmaStoreO) release(smem.q_empty(st.q_stage));
+  };
 
   if constexpr (T::kVariant.intra_overlap) {
     // First block: S alone.
@@ -264,9 +290,9 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
     fence_operands(s);
     release(smem.k_empty(st.k_state.index));
     st.k_state.template advance<T::kStages>();
-    if (n == 1) release(smem.q_empty());
+    if (n == 1) release_q();
     if (needs_mask(n - 1)) mask_scores<T>(s, (n - 1) * T::kBlockN, row0, p);
-    softmax.update(s, p.scale_log2, correction);
+    softmax.template update_block<true>(s, p, correction, st.rescale_blocks, st.rescale_skipped);
     convert_p<T>(s, pr);
 
     for (int block = n - 2; block >= 0; --block) {
@@ -284,15 +310,16 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
       fence_operands(s);
       release(smem.k_empty(st.k_state.index));
       st.k_state.template advance<T::kStages>();
-      if (block == 0) release(smem.q_empty());
+      if (block == 0) release_q();
       if (needs_mask(block)) mask_scores<T>(s, block * T::kBlockN, row0, p);
-      softmax.update(s, p.scale_log2, correction);
+      const bool rescaled = softmax.template update_block<false>(
+          s, p, correction, st.rescale_blocks, st.rescale_skipped);
       wgmma_wait<0>();  // P V done: O and the P registers are free
       fence_operands(o);
       fence_operands(pr);
       release(smem.v_empty(st.v_state.index));
       st.v_state.template advance<T::kStages>();
-      rescale_o<T>(o, correction);
+      if (rescaled) rescale_o<T>(o, correction);
       convert_p<T>(s, pr);
     }
     // Last P V.
@@ -315,10 +342,15 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
       fence_operands(s);
       release(smem.k_empty(st.k_state.index));
       st.k_state.template advance<T::kStages>();
-      if (block == 0) release(smem.q_empty());
+      if (block == 0) release_q();
       if (needs_mask(block)) mask_scores<T>(s, block * T::kBlockN, row0, p);
-      softmax.update(s, p.scale_log2, correction);
-      rescale_o<T>(o, correction);
+      if (block == n - 1) {
+        softmax.template update_block<true>(s, p, correction, st.rescale_blocks,
+                                            st.rescale_skipped);
+      } else if (softmax.template update_block<false>(s, p, correction, st.rescale_blocks,
+                                                      st.rescale_skipped)) {
+        rescale_o<T>(o, correction);
+      }
       convert_p<T>(s, pr);
       acquire(v_item(block, n));
       mbarrier_wait(smem.v_full(st.v_state.index), st.v_state.phase);

@@ -10,6 +10,7 @@
 
 #include <limits>
 
+#include "kernels/exp2_emulation.cuh"
 #include "kernels/fa3/traits.cuh"
 
 namespace fa4::kernels::fa3 {
@@ -17,6 +18,10 @@ namespace fa4::kernels::fa3 {
 inline constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 inline constexpr unsigned kFullMask = 0xffffffffu;
 inline constexpr int kRowsPerThread = 2;  // rows g and g + 8 of the warp's 16
+// fa4's conditional rescaling threshold (FA4 paper section 3.2): the running maximum is kept
+// unless a block raises it by more than this many log2 units (after the softmax scale), so
+// unnormalized P stays below 2^8.
+inline constexpr float kRescaleThresholdLog2 = 8.0f;
 
 // Scores of keys a row may not see (past seqlen_k, or past its causal limit) become -inf.
 // `row0` is the sequence row of this thread's first row (g); `key0` the block's first key.
@@ -77,6 +82,80 @@ struct OnlineSoftmax {
           sum += x;
         }
       row_sum[h] = row_sum[h] * correction[h] + sum;
+    }
+  }
+
+  // One key block's softmax under the kernel's policy; returns whether O must be rescaled by
+  // `correction` (warp-uniform). fa3's policy: update() above, always rescale. fa4's policy
+  // (Variant::fa4_softmax): the exp2 of the first p.emulated_groups key groups of 8 (per row)
+  // runs in software on the FMA pipe, the rest on MUFU; with p.conditional_rescale, the warp
+  // keeps its rows' running maxima unless one of its rows' block maximum exceeds its running
+  // maximum by more than kRescaleThresholdLog2 (a vote), so O and the row sums stay relative to
+  // the same (stale) maximum and the epilogue's division by the row sum corrects both. `First`:
+  // the tile's first block (always sets the maximum; not counted). Lane 0 of each warp counts
+  // the decisions on later blocks and the skipped ones.
+  template <bool First>
+  __device__ __forceinline__ bool update_block(float (&s)[T::kSRegs], const Params& p,
+                                               float (&correction)[kRowsPerThread],
+                                               unsigned& blocks, unsigned& skipped) {
+    if constexpr (!T::kVariant.fa4_softmax) {
+      update(s, p.scale_log2, correction);
+      return true;
+    } else {
+      const float scale_log2 = p.scale_log2;
+      float block_max[kRowsPerThread];
+#pragma unroll
+      for (int h = 0; h < kRowsPerThread; ++h) {
+        float m = kMinusInfinity;
+#pragma unroll
+        for (int j = 0; j < T::kBlockN / 8; ++j)
+          m = fmaxf(m, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+        m = fmaxf(m, __shfl_xor_sync(kFullMask, m, 1));
+        block_max[h] = fmaxf(m, __shfl_xor_sync(kFullMask, m, 2));
+      }
+      bool rescale = true;
+      if (!First && p.conditional_rescale) {
+        bool need = false;
+#pragma unroll
+        for (int h = 0; h < kRowsPerThread; ++h)
+          need |= (block_max[h] - row_max[h]) * scale_log2 > kRescaleThresholdLog2;
+        rescale = __any_sync(kFullMask, need);
+        if (threadIdx.x % 32 == 0) {
+          ++blocks;
+          if (!rescale) ++skipped;
+        }
+      } else if (!First && threadIdx.x % 32 == 0) {
+        ++blocks;
+      }
+      // hd256 keeps exp2 on MUFU: O (128 registers) leaves no room for the software path's
+      // temporaries there (44 bytes spilled with it), and exp is 20% of the MMA time at hd256.
+      const int emulated = T::kHeadDim <= 128 ? p.emulated_groups : 0;
+#pragma unroll
+      for (int h = 0; h < kRowsPerThread; ++h) {
+        const float new_max = rescale ? fmaxf(row_max[h], block_max[h]) : row_max[h];
+        const float new_max_scaled = new_max == kMinusInfinity ? 0.0f : new_max * scale_log2;
+        correction[h] = rescale ? fast_exp2(row_max[h] * scale_log2 - new_max_scaled) : 1.0f;
+        row_max[h] = new_max;
+        float sum = 0.0f;
+#pragma unroll
+        for (int j = 0; j < T::kBlockN / 8; ++j) {
+          float& x0 = s[4 * j + 2 * h];
+          float& x1 = s[4 * j + 2 * h + 1];
+          const float a0 = fmaf(x0, scale_log2, -new_max_scaled);
+          const float a1 = fmaf(x1, scale_log2, -new_max_scaled);
+          if (j < emulated) {
+            x0 = software_exp2(a0);
+            x1 = software_exp2(a1);
+          } else {
+            x0 = fast_exp2(a0);
+            x1 = fast_exp2(a1);
+          }
+          sum += x0;
+          sum += x1;
+        }
+        row_sum[h] = rescale ? row_sum[h] * correction[h] + sum : row_sum[h] + sum;
+      }
+      return rescale;
     }
   }
 };

@@ -4,12 +4,19 @@
 // and the consumers need no messages to agree on it.
 //
 // Order. Non-causal: the query blocks of one (batch, head) are adjacent, so the CTAs that run
-// together read the same K/V from L2. Causal: the heaviest query blocks (the last ones, which see
-// the most keys) come first for every head, then the next heaviest, so the short tiles fill the
-// tail of the schedule (longest-processing-time first, as FA3 and FA4 do). The snake matters
-// there: with a plain stride, CTA 0 takes the heaviest tile of every round and CTA grid-1 the
-// lightest; at s16384 hd128 (2048 tiles, sizes 128 down to 1 key blocks) that is ~12% more work
-// for CTA 0 than for the last CTA, and the kernel waits for the slowest CTA.
+// together read the same K/V from L2. Causal: heads are taken in sections of p.causal_group
+// (batch, head) pairs; inside a section the heaviest query blocks (the last ones, which see the
+// most keys) come first for every head of the section, then the next heaviest
+// (longest-processing-time first, as FA3 and FA4 do). With one section (causal_group = all
+// heads) the heavy tiles of every head run before any light one, so at short sequences the
+// tiles running together belong to different heads and each head's K/V comes back from HBM once
+// per query block (at s512 hd128: 328 MB of K/V reads instead of 134). Sections keep a head's
+// query blocks close in time, so its K/V is read from HBM about once. The host sizes a section
+// to a whole number of snake round pairs (2 * grid tiles) where the heads allow, so each pair of
+// rounds is balanced as a whole: CTA c's tiles at positions c and 2 * grid - 1 - c of a
+// heavy-to-light run add up to the same work. The snake matters for balance: with a plain
+// stride, CTA 0 would take the heaviest tile of every round and CTA grid-1 the lightest; at
+// s16384 hd128 (2048 tiles, sizes 128 down to 1 key blocks) that is ~12% more work for CTA 0.
 #pragma once
 
 #include "kernels/fa3/traits.cuh"
@@ -42,8 +49,12 @@ struct TileScheduler {
     int m_block, bh;
     if (p.causal) {
       const int heads_total = p.heads_q * p.batch;
-      m_block = p.m_blocks - 1 - t / heads_total;
-      bh = t % heads_total;
+      const int section_tiles = p.causal_group * p.m_blocks;
+      const int section = t / section_tiles;
+      const int within = t - section * section_tiles;
+      const int group = min(p.causal_group, heads_total - section * p.causal_group);
+      m_block = p.m_blocks - 1 - within / group;
+      bh = section * p.causal_group + within % group;
     } else {
       m_block = t % p.m_blocks;
       bh = t / p.m_blocks;

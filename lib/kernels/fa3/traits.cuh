@@ -18,6 +18,10 @@ struct Variant {
   bool pingpong = true;          // named barriers order the two consumer warpgroups' GEMMs
   bool intra_overlap = true;     // issue S_next = Q K^T and O += P V before the softmax of S_next
   bool wide_key_blocks = false;  // FA3's wider key blocks: 192 at hd64, 176 at hd128 (not hd256)
+  // fa4's softmax policy (lib/kernels/fa4): software exp2 on the FMA pipe for a runtime share of
+  // each row's key groups and conditional rescaling (runtime flag), with skipped-rescale counters.
+  // Off: fa3's softmax, unchanged.
+  bool fa4_softmax = false;
 };
 
 inline constexpr int kMmaM = 64;          // rows of one wgmma (m64nNk16): one warpgroup's rows
@@ -71,13 +75,24 @@ struct Traits {
   static constexpr int kVStepBytes = kMmaK * kSwizzleBytes;        // 16 key rows of V
   static constexpr int kKStepsPerColumnBlock = kColumnBlock / kMmaK;
 
-  // Shared memory: Q, K stages, V stages (each 1024-byte aligned for the swizzle), then barriers.
+  // Shared memory: Q stages, K stages, V stages (each 1024-byte aligned for the swizzle), then
+  // barriers. Q is double-buffered where shared memory allows it (warp-specialized kernels at
+  // hd64 and hd128): the producer loads the next tile's Q while the current tile runs, and the
+  // current tile's Q buffer stages O for a TMA store (kTmaStoreO). Else one Q buffer, released
+  // after the tile's last Q K^T, and O is stored from registers.
+  static constexpr int kBarrierBytesMax = (4 + 4 * kStages) * 8;
+  static constexpr int kQStages =
+      V.warp_specialized && 2 * kQBytes + 2 * kStages * kKvBytes + kBarrierBytesMax +
+                                    kSwizzleAtomBytes <= kMaxSharedBytes
+          ? 2
+          : 1;
+  static constexpr bool kTmaStoreO = kQStages == 2;
   static constexpr int kQOffset = 0;
-  static constexpr int kKOffset = kQOffset + kQBytes;
+  static constexpr int kKOffset = kQOffset + kQStages * kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvBytes;
   static constexpr int kBarrierOffset = kVOffset + kStages * kKvBytes;
-  // q_full, q_empty, k_full[S], k_empty[S], v_full[S], v_empty[S]: 8 bytes each
-  static constexpr int kBarriers = 2 + 4 * kStages;
+  // q_full[QS], q_empty[QS], k_full[S], k_empty[S], v_full[S], v_empty[S]: 8 bytes each
+  static constexpr int kBarriers = 2 * kQStages + 4 * kStages;
   static constexpr int kSharedBytes =
       kBarrierOffset + kBarriers * 8 + kSwizzleAtomBytes;  // + slack to align the base
 
@@ -110,6 +125,7 @@ struct Params {
   CUtensorMap q_map;
   CUtensorMap k_map;
   CUtensorMap v_map;
+  CUtensorMap o_map;  // boxes of {64, 64, 1}: one warpgroup's rows (used where kTmaStoreO)
   void* o;
   float* lse;
   int seqlen_q;
@@ -121,6 +137,13 @@ struct Params {
   int tiles;     // m_blocks * heads_q * batch
   bool causal;
   float scale_log2;  // softmax scale * log2(e)
+  // Causal order: heads per section (tile_scheduler.cuh); heads_q * batch keeps FA3's global
+  // heaviest-first order.
+  int causal_group;
+  // fa4 softmax policy (Variant::fa4_softmax only), warp-uniform runtime parameters:
+  int emulated_groups;      // key groups of 8 (per row, per block) whose exp2 runs on the FMA pipe
+  int conditional_rescale;  // 1: keep the running max unless a block raises it by > 8 (log2)
+  unsigned long long* rescale_counts;  // {blocks decided, rescales skipped}, or null
 };
 
 struct PipelineState {

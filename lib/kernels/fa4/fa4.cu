@@ -1,0 +1,88 @@
+// fa4: FlashAttention-4's softmax techniques (Zadouri et al., arXiv 2603.05451, section 3) on
+// fa3's Hopper pipeline (TMA + mbarrier K/V pipeline, producer warpgroup, two wgmma consumer
+// warpgroups with ping-pong and intra-warpgroup overlap, persistent scheduler; fa3/fa3.cu).
+// The pipeline is fa3's own code (fa3/launch.cuh); Variant::fa4_softmax selects the softmax
+// policy in the consumer (OnlineSoftmax::update_block, fa3/softmax.cuh):
+//   - software exp2 on the FMA pipe (kernels/exp2_emulation.cuh, bit-exact with the CPU
+//     reference and tested so by exp2_device_test) for the first E of each row's key groups of 8
+//     in every block, MUFU ex2.approx for the rest; E = round(share * kBlockN / 8), the share in
+//     eighths (12.5% of 16 groups at kBlockN 128 is 2 groups, 4 values per row);
+//   - conditional rescaling: a warp keeps its rows' running maxima unless one row's block
+//     maximum exceeds its running maximum by more than 8 (log2 units, after the scale), decided
+//     by __any_sync; O and the row sums stay relative to the same maxima (P < 2^8) and the
+//     epilogue's division by the row sum corrects both; skipped rescales also skip O's multiply.
+//     Lane 0 of each warp counts the decisions and the skipped ones; the counts are added
+//     atomically into the workspace (fa4/fa4.hpp: RescaleCounts).
+// Both are warp-uniform runtime parameters of one instantiation per (dtype, head dim, key block),
+// so the ablation grid costs no extra compile time.
+//
+// Registry entries (the issue's ablation grid: emulated share 0, 12.5, 25, 50% x conditional
+// rescaling off/on), all shapes fa3 supports:
+//   fa4_e{0,12,25,50}_r{0,1}: e = emulated share in percent (12 = 12.5%), r = conditional
+//   rescaling off (0) / on (1); fa4 = the configuration measured best on the H200 (NOTES.md).
+// Measured figures and the model's predictions: lib/kernels/fa4/NOTES.md.
+#include "kernels/fa3/launch.cuh"
+#include "kernels/fa4/fa4.hpp"
+
+namespace fa4::kernels {
+namespace fa4_softmax {
+namespace {
+
+using fa3::SoftmaxOptions;
+using fa3::Variant;
+
+constexpr Variant kFa4{.fa4_softmax = true};
+constexpr Variant kFa4Wide{.wide_key_blocks = true, .fa4_softmax = true};
+
+// fa3's key-block rule (fa3.cu use_wide_key_blocks): 192-key blocks at hd64 from seqlen_k 4096.
+bool use_wide_key_blocks(const AttnShape& shape) {
+  return shape.headdim == 64 && shape.seqlen_k >= 4096;
+}
+
+template <int EmulatedEighths, bool ConditionalRescale>
+Status launch_fa4(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
+  const SoftmaxOptions options{.emulated_eighths = EmulatedEighths,
+                               .conditional_rescale = ConditionalRescale};
+  return use_wide_key_blocks(shape)
+             ? fa3::launch_with<kFa4Wide>(shape, buffers, stream, options)
+             : fa3::launch_with<kFa4>(shape, buffers, stream, options);
+}
+
+std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {
+  if (auto reason = fa3::unsupported_reason(shape, device)) return "fa4 runs on fa3's pipeline: " + *reason;
+  return std::nullopt;
+}
+
+std::size_t rescale_counts_bytes(const AttnShape&) { return sizeof(RescaleCounts); }
+
+}  // namespace
+}  // namespace fa4_softmax
+
+#define FA4_GRID_KERNEL(NAME, EIGHTHS, RESCALE, SUMMARY)                      \
+  extern const Kernel NAME##_kernel;                                          \
+  const Kernel NAME##_kernel{                                                 \
+      .name = #NAME,                                                          \
+      .summary = SUMMARY,                                                     \
+      .min_sm = 90,                                                           \
+      .unsupported_reason = fa4_softmax::unsupported_reason,                  \
+      .workspace_bytes = fa4_softmax::rescale_counts_bytes,                   \
+      .launch = fa4_softmax::launch_fa4<EIGHTHS, RESCALE>,                    \
+  };
+
+// fa4: the best grid point measured on the H200 (NOTES.md).
+FA4_GRID_KERNEL(fa4, 0, true,
+                "FA4's softmax on fa3's pipeline: conditional rescaling, exp2 on MUFU (the "
+                "configuration measured best on H200)")
+FA4_GRID_KERNEL(fa4_e0_r0, 0, false, "fa4 grid: exp2 all on MUFU, always rescale (fa3's softmax)")
+FA4_GRID_KERNEL(fa4_e0_r1, 0, true, "fa4 grid: exp2 all on MUFU, conditional rescaling")
+FA4_GRID_KERNEL(fa4_e12_r0, 1, false, "fa4 grid: 12.5% of exp2 in software, always rescale")
+FA4_GRID_KERNEL(fa4_e12_r1, 1, true, "fa4 grid: 12.5% of exp2 in software, conditional rescaling")
+FA4_GRID_KERNEL(fa4_e25_r0, 2, false, "fa4 grid: 25% of exp2 in software, always rescale")
+FA4_GRID_KERNEL(fa4_e25_r1, 2, true, "fa4 grid: 25% of exp2 in software, conditional rescaling")
+FA4_GRID_KERNEL(fa4_e50_r0, 4, false, "fa4 grid: 50% of exp2 in software, always rescale")
+FA4_GRID_KERNEL(fa4_e50_r1, 4, true, "fa4 grid: 50% of exp2 in software, conditional rescaling")
+FA4_GRID_KERNEL(fa4_e100_r1, 8, true, "fa4: every exp2 in software, conditional rescaling")
+
+#undef FA4_GRID_KERNEL
+
+}  // namespace fa4::kernels
