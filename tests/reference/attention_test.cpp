@@ -139,6 +139,26 @@ TEST(ReferenceEdgeCases, FullyMaskedRowsGiveZeroOutputAndMinusInfinityLse) {
   }
 }
 
+// One head, one query, one key (and a large batch of such problems): the softmax of a single score
+// is 1, so every path returns V's row as it is and LSE = the scaled score, finite.
+TEST(ReferenceEdgeCases, OneHeadOneQueryOneKeyReturnsVExactly) {
+  constexpr std::int64_t kBatch = 64;
+  AttnShape shape = make_shape(1, 1, 1, 1, 64, 64, false, Dtype::bf16);
+  shape.batch = kBatch;
+  const AttnInputs in = random_inputs(shape, fresh_seed());
+  const double scale = 1.0 / std::sqrt(64.0);
+  for (std::int64_t b = 0; b < kBatch; ++b) {
+    const RowId id{b, 0, 0};
+    double score = 0;
+    for (int j = 0; j < 64; ++j) score += double(in.q[b * 64 + j]) * double(in.k[b * 64 + j]);
+    for (const RowResult& r : {oracle_row(in, id), fa2_row(in, id), fa4_row(in, id)}) {
+      ASSERT_EQ(r.o.size(), 64u);
+      for (int j = 0; j < 64; ++j) EXPECT_NEAR(r.o[j], in.v[b * 64 + j], 1e-6) << "batch " << b;
+      EXPECT_NEAR(r.lse, score * scale, 1e-4) << "batch " << b;
+    }
+  }
+}
+
 // Conditional rescaling keeps O and l on one reference maximum, so it changes O by float rounding
 // only: compare FA4 with and without it, P kept in float32 so no bf16 rounding hides the check.
 // Keys in the first half are scaled x8 (exact in bf16): visited last, their blocks raise the
