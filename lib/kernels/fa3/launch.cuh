@@ -190,10 +190,9 @@ Result<CUtensorMap> make_tensor_map(PFN_cuTensorMapEncodeTiled_v12000 encode, co
   return map;
 }
 
-// Runtime settings of the fa4 softmax policy (ignored by fa3's): the share of each row's exp2 in
-// software, in eighths, and conditional rescaling.
+// Runtime setting of the fa4 softmax policy (ignored by fa3's): conditional rescaling. (The
+// emulated exp2 share is Variant::emulated_eighths, a compile-time choice.)
 struct SoftmaxOptions {
-  int emulated_eighths = 0;
   bool conditional_rescale = false;
 };
 
@@ -253,8 +252,6 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
   const int round_pair = 2 * int(grid);
   const int heads_total = int(shape.batch * shape.heads_q);
   params.causal_group = std::min(heads_total, round_pair / std::gcd(params.m_blocks, round_pair));
-  constexpr int kGroups = T::kBlockN / 8;
-  params.emulated_groups = (kGroups * std::clamp(options.emulated_eighths, 0, 8) + 4) / 8;
   params.conditional_rescale = options.conditional_rescale ? 1 : 0;
   params.rescale_counts = static_cast<unsigned long long*>(buffers.workspace);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);

@@ -44,6 +44,13 @@ __device__ __forceinline__ void mask_scores(float (&s)[T::kSRegs], int key0, int
 
 template <class T>
 struct OnlineSoftmax {
+  // fa4: key groups of 8 per row and block whose exp2 runs in software, round(eighths * N / 64).
+  // hd256 keeps exp2 on MUFU: O (128 registers) leaves no room for the software path's
+  // temporaries there (44 bytes spilled with it), and exp is 20% of the MMA time at hd256.
+  static constexpr int kEmulatedGroups =
+      T::kHeadDim <= 128 ? (T::kBlockN / 8 * T::kVariant.emulated_eighths + 4) / 8 : 0;
+  static_assert(T::kVariant.emulated_eighths >= 0 && T::kVariant.emulated_eighths <= 8,
+                "emulated share in eighths, 0..8");
   float row_max[kRowsPerThread];
   float row_sum[kRowsPerThread];
 
@@ -87,7 +94,7 @@ struct OnlineSoftmax {
 
   // One key block's softmax under the kernel's policy; returns whether O must be rescaled by
   // `correction` (warp-uniform). fa3's policy: update() above, always rescale. fa4's policy
-  // (Variant::fa4_softmax): the exp2 of the first p.emulated_groups key groups of 8 (per row)
+  // (Variant::fa4_softmax): the exp2 of the first kEmulatedGroups key groups of 8 (per row)
   // runs in software on the FMA pipe, the rest on MUFU; with p.conditional_rescale, the warp
   // keeps its rows' running maxima unless one of its rows' block maximum exceeds its running
   // maximum by more than kRescaleThresholdLog2 (a vote), so O and the row sums stay relative to
@@ -127,9 +134,6 @@ struct OnlineSoftmax {
       } else if (!First && threadIdx.x % 32 == 0) {
         ++blocks;
       }
-      // hd256 keeps exp2 on MUFU: O (128 registers) leaves no room for the software path's
-      // temporaries there (44 bytes spilled with it), and exp is 20% of the MMA time at hd256.
-      const int emulated = T::kHeadDim <= 128 ? p.emulated_groups : 0;
 #pragma unroll
       for (int h = 0; h < kRowsPerThread; ++h) {
         const float new_max = rescale ? fmaxf(row_max[h], block_max[h]) : row_max[h];
@@ -143,7 +147,7 @@ struct OnlineSoftmax {
           float& x1 = s[4 * j + 2 * h + 1];
           const float a0 = fmaf(x0, scale_log2, -new_max_scaled);
           const float a1 = fmaf(x1, scale_log2, -new_max_scaled);
-          if (j < emulated) {
+          if (j < kEmulatedGroups) {
             x0 = software_exp2(a0);
             x1 = software_exp2(a1);
           } else {

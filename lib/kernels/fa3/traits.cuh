@@ -18,10 +18,13 @@ struct Variant {
   bool pingpong = true;          // named barriers order the two consumer warpgroups' GEMMs
   bool intra_overlap = true;     // issue S_next = Q K^T and O += P V before the softmax of S_next
   bool wide_key_blocks = false;  // FA3's wider key blocks: 192 at hd64, 176 at hd128 (not hd256)
-  // fa4's softmax policy (lib/kernels/fa4): software exp2 on the FMA pipe for a runtime share of
-  // each row's key groups and conditional rescaling (runtime flag), with skipped-rescale counters.
+  // fa4's softmax policy (lib/kernels/fa4): software exp2 on the FMA pipe for emulated_eighths
+  // eighths of each row's key groups (compile time: a runtime count cost 21% at hd128 in run 1,
+  // the per-group branches splitting the softmax into basic blocks the scheduler cannot
+  // interleave) and conditional rescaling (a runtime flag), with skipped-rescale counters.
   // Off: fa3's softmax, unchanged.
   bool fa4_softmax = false;
+  int emulated_eighths = 0;  // 0..8; fa4_softmax only
 };
 
 inline constexpr int kMmaM = 64;          // rows of one wgmma (m64nNk16): one warpgroup's rows
@@ -141,7 +144,6 @@ struct Params {
   // heaviest-first order.
   int causal_group;
   // fa4 softmax policy (Variant::fa4_softmax only), warp-uniform runtime parameters:
-  int emulated_groups;      // key groups of 8 (per row, per block) whose exp2 runs on the FMA pipe
   int conditional_rescale;  // 1: keep the running max unless a block raises it by > 8 (log2)
   unsigned long long* rescale_counts;  // {blocks decided, rescales skipped}, or null
 };

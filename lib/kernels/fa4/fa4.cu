@@ -6,15 +6,19 @@
 //   - software exp2 on the FMA pipe (kernels/exp2_emulation.cuh, bit-exact with the CPU
 //     reference and tested so by exp2_device_test) for the first E of each row's key groups of 8
 //     in every block, MUFU ex2.approx for the rest; E = round(share * kBlockN / 8), the share in
-//     eighths (12.5% of 16 groups at kBlockN 128 is 2 groups, 4 values per row);
+//     eighths (12.5% of 16 groups at kBlockN 128 is 2 groups, 4 values per row; hd64's 192-key
+//     blocks: 3 of 24); hd256: no emulation;
 //   - conditional rescaling: a warp keeps its rows' running maxima unless one row's block
 //     maximum exceeds its running maximum by more than 8 (log2 units, after the scale), decided
 //     by __any_sync; O and the row sums stay relative to the same maxima (P < 2^8) and the
 //     epilogue's division by the row sum corrects both; skipped rescales also skip O's multiply.
 //     Lane 0 of each warp counts the decisions and the skipped ones; the counts are added
 //     atomically into the workspace (fa4/fa4.hpp: RescaleCounts).
-// Both are warp-uniform runtime parameters of one instantiation per (dtype, head dim, key block),
-// so the ablation grid costs no extra compile time.
+// Conditional rescaling is a warp-uniform runtime flag; the emulated share is a compile-time
+// parameter (Variant::emulated_eighths): as a runtime count (run 1) the per-key-group branches
+// split the softmax into basic blocks and made even the share-0 configuration 21% slower than
+// fa3 at hd128. One instantiation per (dtype, head dim, key block, share); hd256 keeps exp2 on
+// MUFU at every share (44 bytes of spills with the software path beside O's 128 registers).
 //
 // Registry entries (the issue's ablation grid: emulated share 0, 12.5, 25, 50% x conditional
 // rescaling off/on), all shapes fa3 supports:
@@ -29,23 +33,42 @@ namespace fa4_softmax {
 namespace {
 
 using fa3::SoftmaxOptions;
+using fa3::Traits;
 using fa3::Variant;
-
-constexpr Variant kFa4{.fa4_softmax = true};
-constexpr Variant kFa4Wide{.wide_key_blocks = true, .fa4_softmax = true};
 
 // fa3's key-block rule (fa3.cu use_wide_key_blocks): 192-key blocks at hd64 from seqlen_k 4096.
 bool use_wide_key_blocks(const AttnShape& shape) {
   return shape.headdim == 64 && shape.seqlen_k >= 4096;
 }
 
+// Instantiations: hd64 (128- and 192-key blocks) and hd128 per emulated share; hd256 keeps exp2
+// on MUFU (softmax.cuh: kEmulatedGroups), so every share launches the share-0 instantiation there.
+template <int Eighths, typename Element>
+Status launch_for_element(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
+                          SoftmaxOptions options) {
+  constexpr Variant kNarrow{.fa4_softmax = true, .emulated_eighths = Eighths};
+  constexpr Variant kWide{.wide_key_blocks = true, .fa4_softmax = true, .emulated_eighths = Eighths};
+  constexpr Variant kMufuOnly{.fa4_softmax = true, .emulated_eighths = 0};
+  switch (shape.headdim) {
+    case 64:
+      return use_wide_key_blocks(shape)
+                 ? fa3::launch_traits<Traits<Element, 64, kWide>>(shape, buffers, stream, options)
+                 : fa3::launch_traits<Traits<Element, 64, kNarrow>>(shape, buffers, stream, options);
+    case 128:
+      return fa3::launch_traits<Traits<Element, 128, kNarrow>>(shape, buffers, stream, options);
+    case 256:
+      return fa3::launch_traits<Traits<Element, 256, kMufuOnly>>(shape, buffers, stream, options);
+    default:
+      return Error{"fa4: head dim " + std::to_string(shape.headdim) + " has no tile configuration"};
+  }
+}
+
 template <int EmulatedEighths, bool ConditionalRescale>
 Status launch_fa4(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
-  const SoftmaxOptions options{.emulated_eighths = EmulatedEighths,
-                               .conditional_rescale = ConditionalRescale};
-  return use_wide_key_blocks(shape)
-             ? fa3::launch_with<kFa4Wide>(shape, buffers, stream, options)
-             : fa3::launch_with<kFa4>(shape, buffers, stream, options);
+  const SoftmaxOptions options{.conditional_rescale = ConditionalRescale};
+  return shape.dtype == Dtype::bf16
+             ? launch_for_element<EmulatedEighths, __nv_bfloat16>(shape, buffers, stream, options)
+             : launch_for_element<EmulatedEighths, __half>(shape, buffers, stream, options);
 }
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {
