@@ -66,15 +66,22 @@ struct OnlineSoftmax {
   // previous row sum, already applied here) must be multiplied by.
   __device__ __forceinline__ void update(float (&s)[T::kSRegs], float scale_log2,
                                          float (&correction)[kRowsPerThread]) {
+    // Both rows' block maxima first: their quad shuffles overlap instead of each row's exps
+    // waiting on its own (measured in run 2 as fa4_e0_r0, this ordering of the same work:
+    // +2-4% at hd64, +-0.5% at hd128).
+    float block_max[kRowsPerThread];
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
-      float block_max = kMinusInfinity;
+      float m = kMinusInfinity;
 #pragma unroll
       for (int j = 0; j < T::kBlockN / 8; ++j)
-        block_max = fmaxf(block_max, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
-      block_max = fmaxf(block_max, __shfl_xor_sync(kFullMask, block_max, 1));
-      block_max = fmaxf(block_max, __shfl_xor_sync(kFullMask, block_max, 2));
-      const float new_max = fmaxf(row_max[h], block_max);
+        m = fmaxf(m, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+      m = fmaxf(m, __shfl_xor_sync(kFullMask, m, 1));
+      block_max[h] = fmaxf(m, __shfl_xor_sync(kFullMask, m, 2));
+    }
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      const float new_max = fmaxf(row_max[h], block_max[h]);
       // While every key so far is masked the maximum is -inf; subtracting 0 keeps 2^-inf = 0.
       const float new_max_scaled = new_max == kMinusInfinity ? 0.0f : new_max * scale_log2;
       correction[h] = fast_exp2(row_max[h] * scale_log2 - new_max_scaled);
