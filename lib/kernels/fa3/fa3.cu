@@ -1,13 +1,15 @@
 // fa3: FlashAttention-3 forward (Shah et al., arXiv 2407.08608) on Hopper (sm_90a): wgmma, TMA,
 // warp specialization, ping-pong and intra-warpgroup overlap; plus three ablation variants.
 //
-// Algorithm. A persistent grid (one CTA per SM) walks 128-row query tiles in a snake order,
-// heaviest causal tiles first (tile_scheduler.cuh).
+// Algorithm. A persistent grid (one CTA per SM) walks 128-row query tiles in a snake order;
+// causal: heaviest tiles first inside sections of heads sized to whole snake round pairs, so a
+// head's K/V is read from HBM about once (tile_scheduler.cuh).
 // Each CTA has 3 warpgroups (384 threads, __launch_bounds__(384, 1)):
 //   producer (warpgroup 0, setmaxnreg 24): one thread issues TMA copies (cp.async.bulk.tensor,
 //     128-byte swizzle) of Q and of K/V blocks into 2-stage circular buffers, each slot guarded
 //     by a full mbarrier (TMA transaction bytes) and an empty mbarrier (one arrival per consumer
-//     warp) (mainloop.cuh);
+//     warp) (mainloop.cuh); at hd64/hd128 Q is double-buffered and the next tile's Q is issued
+//     right after the current tile's first K/V items (launch.cuh: producer_loop);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns query rows 64w..64w+63 of the
 //     tile and, over key blocks j from last to first:
 //       S = Q_w K_j^T        wgmma m64n{kBlockN}k16, both operands from shared memory (SS)
@@ -17,7 +19,11 @@
 //     the softmax of S_(j-1) runs while P V still runs (two S register tiles: S and P).
 //     Ping-pong: named barriers (bar.sync 1|2, 256) hand the tensor cores from one consumer
 //     warpgroup to the other after each issue, so one's softmax overlaps the other's GEMMs.
-//   Epilogue: O / l and LSE = (m * scale * log2 e + log2 l) * ln 2 stored from registers.
+//   Epilogue: O / l and LSE = (m * scale * log2 e + log2 l) * ln 2. At hd64/hd128 each
+//     warpgroup writes O into its slice of the tile's Q buffer (swizzled like Q) and one thread
+//     stores it with TMA (cp.async.bulk.tensor store), freeing the buffer for the Q load two tiles
+//     ahead once the store has read it; the warpgroup goes straight on to its next tile. hd256
+//     (no shared memory left for a second Q buffer) stores O from registers (epilogue.cuh).
 // FA3 pairs its two consumer warpgroups the same way: both share one 128-row tile and one K/V
 // pipeline (kBlockM = 128, 64 rows each), and the scheduler barrier alternates their GEMM issue.
 //
@@ -32,10 +38,12 @@
 // At hd128, sq = sk = 8192, b2 h16: 1.1 TFLOP against 134 MB: compute-bound (floor at the
 // measured 782 TFLOP/s GEMM ceiling: 1.41 ms; HBM floor at 4.8 TB/s: 28 us).
 //
-// Tiles (bf16/fp16), kBlockM x kBlockN, shared memory = Q + 2 stages x (K + V):
-//   hd64:  128 x 128, 16 + 2 x (16 + 16) =  80 KiB   (128 x 192 when wide: 112 KiB)
-//   hd128: 128 x 128, 32 + 2 x (32 + 32) = 160 KiB   (128 x 176 in fa3_wide: 208 KiB)
-//   hd256: 128 x  80, 64 + 2 x (40 + 40) = 224 KiB   (227 KiB limit)
+// Tiles (bf16/fp16), kBlockM x kBlockN, shared memory = Q stages + 2 stages x (K + V):
+//   hd64:  128 x 128, 2 x 16 + 2 x (16 + 16) =  96 KiB   (128 x 192 when wide: 128 KiB)
+//   hd128: 128 x 128, 2 x 32 + 2 x (32 + 32) = 192 KiB   (128 x 176 in fa3_wide: 1 Q, 208 KiB)
+//   hd256: 128 x  80, 1 x 64 + 2 x (40 + 40) = 224 KiB   (227 KiB limit)
+// fa3_no_ws keeps one Q buffer and the register epilogue.
+// The kernel and its host launch live in launch.cuh, shared with fa4 (lib/kernels/fa4).
 // Registers and spills (ptxas -v) and the measured figures: lib/kernels/fa3/NOTES.md.
 //
 // Key blocks: fa3 takes 192-key blocks at hd64 when seqlen_k >= 4096 (use_wide_key_blocks);
