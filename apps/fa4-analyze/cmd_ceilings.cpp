@@ -78,14 +78,14 @@ void run_ceilings(const Context& ctx, const CeilingsOptions& o) {
                                 device.error().message));
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec* gpu = hw::match_device_name(specs, device->name);
-  const double clock = bench::current_sm_clock_mhz();
   std::vector<store::Ceiling> measured;
-  fmt::print("{} (model: {}), SM clock {:.0f} MHz now\n", device->name, gpu ? gpu->id : "none",
-             clock);
+  fmt::print("{} (model: {}); the SM clock is read after each probe's samples\n", device->name,
+             gpu ? gpu->id : "none");
   fmt::print("{:<14} {:>10} {:<8} {:>12} {:>10} {:>8}  {}\n", "unit", "value", "", "per SM/clk",
              "datasheet", "ratio", "method");
   for (bench::CeilingUnit unit : units) {
-    const bench::CeilingResult r = take(bench::measure_ceiling(unit, o.samples, clock));
+    const bench::CeilingResult r =
+        take(bench::measure_ceiling(unit, o.samples, bench::current_sm_clock_mhz));
     const double sheet = datasheet_per_sm_per_clk(gpu, unit);
     const std::string ratio =
         sheet > 0 && r.per_sm_per_clk > 0 ? fmt::format("{:.3f}", r.per_sm_per_clk / sheet)

@@ -138,7 +138,8 @@ std::vector<CeilingUnit> all_ceiling_units() {
           CeilingUnit::hbm_copy};
 }
 
-Result<CeilingResult> measure_ceiling(CeilingUnit unit, int samples, double sm_clock_mhz) {
+Result<CeilingResult> measure_ceiling(CeilingUnit unit, int samples,
+                                      const std::function<double()>& read_sm_clock_mhz) {
   const std::string name(to_string(unit));
   if (samples < 1)
     return Error{name + ": samples must be at least 1, not " + std::to_string(samples)};
@@ -160,6 +161,7 @@ Result<CeilingResult> measure_ceiling(CeilingUnit unit, int samples, double sm_c
     samples_s.push_back(*elapsed);
   }
   const TimingStats stats = summarize(samples_s);
+  const double sm_clock_mhz = read_sm_clock_mhz();
 
   CeilingResult result;
   result.unit = unit;

@@ -5,6 +5,7 @@
 // wgmma_probe.cu and ceiling_probes_memory.cu; the timing is in ceiling_probes.cu.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,16 +37,19 @@ struct CeilingResult {
   // `value` per SM per clock at `sm_clock_mhz`: FLOP/clk/SM (matrix probes), ex2/clk/SM,
   // FMA lanes/clk/SM, bytes/clk/SM (smem). 0 for hbm_copy, and 0 when sm_clock_mhz <= 0.
   double per_sm_per_clk = 0;
-  double sm_clock_mhz = 0;        // the clock used for that conversion (the argument)
+  double sm_clock_mhz = 0;        // the clock used for that conversion, read after the samples
   double median_s = 0;            // median time of one probe launch
   std::vector<double> samples_s;  // in the order taken
   std::string method;             // one line: what was timed
 };
 
 // Runs one probe on the current device: one warm-up launch, then `samples` timed launches
-// (CUDA events around each launch alone). Errors name the probe and the CUDA error; every device
-// allocation and event is freed on every path.
-Result<CeilingResult> measure_ceiling(CeilingUnit unit, int samples, double sm_clock_mhz);
+// (CUDA events around each launch alone), then reads the SM clock with `read_sm_clock_mhz` while
+// the GPU is still at its working clock (read before the work, an idle GPU reports its idle
+// clock, 345 MHz on the H200). Errors name the probe and the CUDA error; every device allocation
+// and event is freed on every path.
+Result<CeilingResult> measure_ceiling(CeilingUnit unit, int samples,
+                                      const std::function<double()>& read_sm_clock_mhz);
 
 // Every unit, in the enum's order.
 std::vector<CeilingUnit> all_ceiling_units();

@@ -117,7 +117,7 @@ Status cuda_check(cudaError_t status, const std::string& what) {
 
 Status print_ceilings(const bench::Timer& timer, const Options& o, std::ostream& csv) {
   Result<CeilingResult> mma =
-      measure_ceiling(CeilingUnit::mma_sync_bf16, o.samples, current_sm_clock_mhz());
+      measure_ceiling(CeilingUnit::mma_sync_bf16, o.samples, current_sm_clock_mhz);
   if (!mma) return mma.error();
   std::printf("ceiling  mma_sync_bf16_m16n8k16  median %.3f ms  %.0f %s  (%.0f FLOP/clk/SM at %.0f "
               "MHz)\n",
