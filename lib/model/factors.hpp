@@ -63,11 +63,11 @@ inline constexpr double kOverlapFa2Forward = 0.25;
 inline constexpr double kFa2ExposedSmemShare = 0.5;
 // FA3: ping-pong between two consumer warpgroups plus intra-warpgroup pipelining hides most of
 // the softmax. Fitted, with the tile overhead below, to our fa3 on the lent H200 at hd 128 and
-// 256, seqlen 4k-16k (656-685 and 739-792 TFLOP/s, within 10%); FA3's own H100 figure (661
-// TFLOP/s, fp16, b4 s8448 hd128, FA3 paper ablation table) is then held out (+6%). It does not
-// fit hd64, where our fa3 runs 15-35% below the model: with two consumer warps per scheduler the
-// softmax's dependent FFMA -> MUFU -> FADD chains are latency-bound, which a throughput model
-// does not see.
+// 256, seqlen 4k-16k (678-691 and 713-770 TFLOP/s, within 10%; reports/h200-fa3-paper.md); FA3's
+// own H100 figure (661 TFLOP/s, fp16, b4 s8448 hd128, FA3 paper ablation table) is then held out
+// (+6%). It does not fit hd64, where our fa3 runs 8-31% below the model: with two consumer warps
+// per scheduler the softmax's dependent FFMA -> MUFU -> FADD chains are latency-bound, which a
+// throughput model does not see.
 inline constexpr double kOverlapFa3Forward = 0.75;
 // FA4 on Blackwell: tcgen05 MMA is fully asynchronous, two softmax warpgroups and a correction
 // warpgroup run beside it (FA4 §3.1). By design 1; validated on FA4 B200 hd128 1613 TFLOP/s.
@@ -100,11 +100,13 @@ inline constexpr double kNaiveRowsInFlightPerSm = 8;
 
 // A Hopper persistent kernel (fa3, fa4's softmax on fa3's pipeline) pays a fixed cost per work
 // tile of 128 query rows besides its key blocks: Q's load latency, the pipeline's fill (the first
-// S = Q K^T has no softmax to overlap) and drain, the epilogue writing O and LSE from registers.
-// Fitted to our fa3 on the lent H200, hd128 non-causal, seqlen 512..4096 (2048 work tiles each):
-// the time per work tile is 5.9k + 2.9k cycles per key block at the model's clock
-// (lib/kernels/fa3/measurements/2026-11-22-h200-run4-snake.csv).
-inline constexpr double kHopperPersistentTileOverheadCycles = 5900;
+// S = Q K^T has no softmax to overlap) and drain, the epilogue writing O and LSE. Fitted to our
+// fa3 on the lent H200 (O stored by TMA, the next tile's Q loaded early), hd128 non-causal,
+// seqlen 512..4096 (2048 work tiles each): the time per work tile is 3.7k + 2.9k cycles per key
+// block at the model's clock (reports/h200-fa3-paper.md). At hd256, where shared memory leaves no
+// room for a second Q buffer, the real cost is higher: the model runs 16-43% fast there at
+// seqlen 512-1024.
+inline constexpr double kHopperPersistentTileOverheadCycles = 3700;
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
 // fluid bound (list scheduling); persistent longest-first schedulers end at the fluid bound.
