@@ -54,6 +54,20 @@ struct OnlineSoftmax {
   float row_max[kRowsPerThread];
   float row_sum[kRowsPerThread];
 
+  // Each of this thread's rows' maximum over the block's keys, reduced across its quad.
+  __device__ __forceinline__ static void block_row_maxima(const float (&s)[T::kSRegs],
+                                                         float (&block_max)[kRowsPerThread]) {
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      float m = kMinusInfinity;
+#pragma unroll
+      for (int j = 0; j < T::kBlockN / 8; ++j)
+        m = fmaxf(m, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+      m = fmaxf(m, __shfl_xor_sync(kFullMask, m, 1));
+      block_max[h] = fmaxf(m, __shfl_xor_sync(kFullMask, m, 2));
+    }
+  }
+
   __device__ __forceinline__ void reset() {
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
@@ -70,15 +84,7 @@ struct OnlineSoftmax {
     // waiting on its own (measured in run 2 as fa4_e0_r0, this ordering of the same work:
     // +2-4% at hd64, +-0.5% at hd128).
     float block_max[kRowsPerThread];
-#pragma unroll
-    for (int h = 0; h < kRowsPerThread; ++h) {
-      float m = kMinusInfinity;
-#pragma unroll
-      for (int j = 0; j < T::kBlockN / 8; ++j)
-        m = fmaxf(m, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
-      m = fmaxf(m, __shfl_xor_sync(kFullMask, m, 1));
-      block_max[h] = fmaxf(m, __shfl_xor_sync(kFullMask, m, 2));
-    }
+    block_row_maxima(s, block_max);
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
       const float new_max = fmaxf(row_max[h], block_max[h]);
@@ -118,15 +124,7 @@ struct OnlineSoftmax {
     } else {
       const float scale_log2 = p.scale_log2;
       float block_max[kRowsPerThread];
-#pragma unroll
-      for (int h = 0; h < kRowsPerThread; ++h) {
-        float m = kMinusInfinity;
-#pragma unroll
-        for (int j = 0; j < T::kBlockN / 8; ++j)
-          m = fmaxf(m, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
-        m = fmaxf(m, __shfl_xor_sync(kFullMask, m, 1));
-        block_max[h] = fmaxf(m, __shfl_xor_sync(kFullMask, m, 2));
-      }
+      block_row_maxima(s, block_max);
       bool rescale = true;
       if (!First && p.conditional_rescale) {
         bool need = false;
