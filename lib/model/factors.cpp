@@ -60,6 +60,11 @@ const Constant kConstants[] = {
      "fixed cycles per 128-row work tile of a Hopper persistent kernel (Q load, pipeline fill "
      "and drain, epilogue); fitted to our fa3 on the lab's H200, hd128 non-causal, seqlen "
      "512..4096 (3.7k + 2.9k cycles per key block)"},
+    {"kHopperSoftmaxChangeExposure", kHopperSoftmaxChangeExposure, "fitted",
+     "softmax_change_exposure",
+     "share of the change in fa3's softmax issue stream (software exp2, skipped rescales) that "
+     "is exposed when FA4's softmax runs on FA3's Hopper pipeline; fitted to our fa4 grid on the "
+     "lab's H200 (50% emulated, s8192)"},
     {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
      "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
      "CTA after the fluid bound (list scheduling)"},

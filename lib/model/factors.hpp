@@ -79,6 +79,16 @@ inline constexpr double kOverlapFa4Forward = 1.0;
 inline constexpr double kOverlapFa2Backward = 0.0;
 inline constexpr double kFa2BackwardSmemRereads = 1.66;
 
+// FA4's softmax on FA3's Hopper pipeline: each warpgroup's softmax sits between its own GEMMs, so
+// a change in its instruction stream (software exp2's FP32 and ALU instructions, or the O rescale
+// that conditional rescaling skips) lands on the critical path, while the MUFU time that
+// emulation frees buys nothing (MUFU is not the binding unit on Hopper: 1408 MUFU against 3565
+// tensor cycles per hd128 tile). The tile is fa3's, plus this share of the change in the issue
+// stream. Fitted to our fa4 grid on the lent H200 at 50% emulated, s8192 non-causal (hd128
+// -12.5%, hd64 -16.0% against fa3; implied exposure 0.55-0.64); the model then lands within 5
+// points of every measured grid point (lib/kernels/fa4/NOTES.md, run 2).
+inline constexpr double kHopperSoftmaxChangeExposure = 0.6;
+
 // --- The naive algorithm -------------------------------------------------------------------
 
 // Share of the measured copy bandwidth that the naive algorithm's three streaming launches

@@ -3,6 +3,8 @@
 // the prologue and epilogue of each CTA, HBM traffic, and launch overhead.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -208,11 +210,29 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
     const double exposed_smem = operands_from_smem ? 0.0
                                 : o.pass == Pass::fwd ? factors::kFa2ExposedSmemShare
                                                       : 1.0;  // backward: factor fitted exposed
-    const double softmax = std::max(c.exp_mufu, c.fma) + exposed_smem * c.smem;
     const double hidden = overlap(gpu, o.algorithm, o.pass);
+    const auto tile_time = [&](const TileCycles& t) {
+      const double softmax = std::max(t.exp_mufu, t.fma) + exposed_smem * t.smem;
+      return std::pair{softmax,
+                       std::max(tensor, softmax) + (1 - hidden) * std::min(tensor, softmax)};
+    };
+    std::tie(p.softmax_stream_cycles, p.tile_time_cycles) = tile_time(c);
     p.tensor_stream_cycles = tensor;
-    p.softmax_stream_cycles = softmax;
-    p.tile_time_cycles = std::max(tensor, softmax) + (1 - hidden) * std::min(tensor, softmax);
+    if (o.algorithm == Algorithm::fa4 && is_hopper(gpu) && o.pass == Pass::fwd) {
+      // FA4's softmax on FA3's Hopper pipeline (factors.hpp, kHopperSoftmaxChangeExposure): the
+      // tile as fa3's softmax makes it, plus the exposed part of the change in the issue stream.
+      Options fa3_softmax = o;
+      fa3_softmax.exp_emulation = 0.0;
+      fa3_softmax.conditional_rescale = false;
+      const auto plain = tile_cycles(gpu, s, fa3_softmax, p.tile);
+      if (!plain) return plain.error();
+      std::tie(p.softmax_stream_cycles, p.tile_time_cycles) = tile_time(*plain);
+      p.tile_time_cycles += factors::kHopperSoftmaxChangeExposure * (c.fma - plain->fma);
+      p.factors.push_back({"softmax_change_exposure", factors::kHopperSoftmaxChangeExposure,
+                           "share of the change in fa3's softmax issue stream that is exposed on "
+                           "Hopper",
+                           "our fa4 grid on H200, hd 64/128 s8192, 50% emulated"});
+    }
     p.factors.push_back({"overlap", hidden,
                          "share of the smaller of the tensor and softmax streams hidden behind "
                          "the larger",

@@ -96,5 +96,42 @@ TEST(Whatif, SensitivityRanksTheBindingUnitFirst) {
     if (r.unit == ScalableUnit::mma) EXPECT_NEAR(r.speedup, 1.0, 1e-9);
 }
 
+// FA4's techniques on Hopper, measured: our fa4 grid against our fa3 on the lent H200, same run
+// (lib/kernels/fa4/NOTES.md, run 2; bf16, 16k tokens, hidden 2048, seqlen 8192). Percent change of
+// TFLOP/s for emulated shares 0, 12.5, 25, 50% with conditional rescaling off and on. The model's
+// predicted change must land within 5 percentage points of each (issue 6's bar).
+TEST(Whatif, Fa4TechniquesOnH200WithinFivePointsOfTheMeasuredGrid) {
+  struct Point {
+    std::int64_t headdim;
+    bool causal;
+    double measured[4][2];  // [share][rescale off, on]
+  };
+  const Point grid[] = {
+      {64, false, {{3.6, 4.0}, {-2.4, -1.3}, {-5.6, -4.2}, {-16.0, -15.3}}},
+      {64, true, {{2.1, 3.1}, {-2.8, -1.7}, {-5.6, -4.4}, {-14.4, -14.1}}},
+      {128, false, {{-0.5, 2.6}, {-5.1, -0.6}, {-7.6, -5.1}, {-12.5, -11.9}}},
+      {128, true, {{0.2, 2.5}, {-3.0, -0.3}, {-5.7, -3.3}, {-10.2, -9.0}}},
+  };
+  const double shares[] = {0, 0.125, 0.25, 0.5};
+  for (const Point& point : grid) {
+    const AttnShape shape = square(2, 2048 / point.headdim, 8192, point.headdim, point.causal);
+    Options fa3;
+    fa3.algorithm = Algorithm::fa3;
+    const auto base = predict(gpu("h200"), shape, fa3);
+    ASSERT_TRUE(base.ok()) << base.error().message;
+    for (int i = 0; i < 4; ++i)
+      for (int rescale = 0; rescale < 2; ++rescale) {
+        Options o = fa4_forward();
+        o.exp_emulation = shares[i];
+        o.conditional_rescale = rescale == 1;
+        const auto p = predict(gpu("h200"), shape, o);
+        ASSERT_TRUE(p.ok()) << p.error().message;
+        const double change = 100 * (p->tflops / base->tflops - 1);
+        EXPECT_NEAR(change, point.measured[i][rescale], 5.0)
+            << describe(shape) << " share " << shares[i] << " rescale " << rescale;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace fa4::model
