@@ -4,6 +4,7 @@
 // reason.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -12,6 +13,12 @@
 #include "bench/attention_check.hpp"
 #include "kernels/registry.hpp"
 #include "reference/attention.hpp"
+
+// GoogleTest prints a test's parameters in its listing (and ctest shows them): name the kernel
+// and the shape instead of a pointer and the struct's bytes.
+namespace fa4::kernels {
+void PrintTo(const Kernel* kernel, std::ostream* os) { *os << kernel->name; }
+}  // namespace fa4::kernels
 
 namespace fa4::bench {
 namespace {
@@ -22,6 +29,10 @@ struct ShapeCase {
   std::string name;
   AttnShape shape;
 };
+
+void PrintTo(const ShapeCase& c, std::ostream* os) {
+  *os << c.name << " (" << describe(c.shape) << ")";
+}
 
 AttnShape shape_of(std::int64_t batch, std::int64_t heads_q, std::int64_t heads_kv,
                    std::int64_t seqlen_q, std::int64_t seqlen_k, std::int64_t headdim, bool causal,
