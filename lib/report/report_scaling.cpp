@@ -51,18 +51,21 @@ std::vector<std::string> scaling_row(const std::vector<hw::Spec>& gpus, const hw
   model::Options fa4;
   fa4.algorithm = model::Algorithm::fa4;
   const std::string head = fmt::format("{}", d);
+  const auto unavailable = [&](std::string why) {
+    return std::vector<std::string>{gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", why};
+  };
   if (auto why = model::unsupported_reason(gpu, fa4.algorithm))
-    return {gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", "no FA4 path: " + *why};
+    return unavailable("no FA4 path: " + *why);
   fa4.exp_emulation = 0;
   const auto plain = model::predict(gpu, shape, fa4);
   const auto best = model::best_exp_emulation(gpu, shape, fa4);
-  model::Options no_rescale_skip = fa4;
-  no_rescale_skip.exp_emulation = best ? std::optional(best->share) : std::nullopt;
-  no_rescale_skip.conditional_rescale = false;
-  const auto always_rescale = model::predict(gpu, shape, no_rescale_skip);
-  if (!plain || !best || !always_rescale)
-    return {gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—",
-            (!plain ? plain.error() : !best ? best.error() : always_rescale.error()).message};
+  model::Options every_tile_rescaled = fa4;
+  every_tile_rescaled.exp_emulation = best ? std::optional(best->share) : std::nullopt;
+  every_tile_rescaled.conditional_rescale = false;
+  const auto always_rescale = model::predict(gpu, shape, every_tile_rescaled);
+  if (!plain) return unavailable(plain.error().message);
+  if (!best) return unavailable(best.error().message);
+  if (!always_rescale) return unavailable(always_rescale.error().message);
   const model::TileCycles& c = plain->tile_cycles;
   const auto gain = measured_gain(gpus, gpu, rows, shape);
   return {gpu.id,
