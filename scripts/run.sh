@@ -14,8 +14,9 @@ db=${FA4_DB:-fa4-results.db}
 
 "$tool" --db "$db" predict --gpu all --kernel all --pass fwd,bwd \
   --sweep data/sweeps/fa3-paper.json --sweep data/sweeps/fa4-paper.json --sweep data/sweeps/llama3.json
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
-   "$tool" kernels --names >/dev/null 2>&1 && [ -n "$("$tool" kernels --names)" ]; then
+# The ladder's rungs this build has (none without CUDA).
+ladder=$("$tool" kernels --names | { grep -xE 'naive|fa2|fa3|fa4' || true; } | paste -sd, -)
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && [ -n "$ladder" ]; then
   # A CUDA GPU and a CUDA build: measure the ceilings and the kernel ladder too (and the peers
   # when PyTorch is there), each measurement recorded beside the model's prediction.
   echo "run: a CUDA GPU is present: measuring the ceilings and the kernel ladder"
@@ -26,8 +27,7 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
   else
     echo "run: no PyTorch with CUDA for python3: the peers are not measured"
   fi
-  "$tool" --db "$db" bench --kernel "$("$tool" kernels --names | paste -sd, -)" \
-    --sweep data/sweeps/ladder-h128.json "${peers[@]}"
+  "$tool" --db "$db" bench --kernel "$ladder" --sweep data/sweeps/ladder-h128.json "${peers[@]}"
 elif command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   echo "run: a CUDA GPU is present but this build has no CUDA kernels (no nvcc at configure" \
        "time): modeled only; install the CUDA toolkit and rebuild to measure"
