@@ -92,7 +92,8 @@ void setup(CLI::App& app, Context& ctx) {
   CLI::App* c = app.add_subcommand(
       "report",
       "Write the markdown report: hardware, per-tile cycles, predicted TFLOP/s with "
-      "charts, measured TFLOP/s against the peers, the model against published figures");
+      "charts, measured TFLOP/s against the peers and the kernel ladder, asymmetric scaling, "
+      "the model against published figures, the model's factors");
   c->add_option("--out", o->out, "Markdown file to write (its folder is created)");
   c->add_option("--published", o->published,
                 "Folder of published figures (default: data/published beside --models)");
