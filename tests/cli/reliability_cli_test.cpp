@@ -1,6 +1,8 @@
 // Black-box tests of what must survive: a predict killed with SIGKILL mid-write leaves the
 // database intact with every committed row; two predicts writing one database at once lose no
-// rows while a reader running `query` only ever sees whole runs.
+// rows while a reader running `query` only ever sees whole runs; on a CUDA GPU, a real `bench`
+// sweep stopped by SIGINT keeps what it measured and `bench --resume` finishes it (skipped,
+// saying so, where there is no device).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,6 +126,44 @@ TEST_F(Reliability, TwoWritersLoseNoRowsAndAReaderSeesWholeRuns) {
   EXPECT_EQ(scalar("SELECT MIN(n) || ' ' || MAX(n) FROM (SELECT COUNT(*) AS n FROM predictions "
                    "GROUP BY run_id)"),
             std::to_string(per_run) + " " + std::to_string(per_run));
+  EXPECT_EQ(scalar("PRAGMA integrity_check"), "ok");
+}
+
+TEST_F(Reliability, BenchStoppedBySigintKeepsItsRowsAndResumeFinishesTheSweep) {
+  if (run("kernels").out.find("no CUDA") != std::string::npos)
+    GTEST_SKIP() << "no CUDA device here: a real bench cannot be interrupted";
+  constexpr int kShapes = 24;
+  write_sweep("gpu.json", kShapes);
+  const pid_t bench = spawn("--db t.db bench --kernel fa2 --sweep gpu.json", "bench");
+  // Interrupt once two measurements are committed (each one commits as it completes).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  int recorded = 0;
+  while (std::chrono::steady_clock::now() < deadline && recorded < 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const Outcome r = run("--db t.db query \"SELECT COUNT(*) FROM measurements\" --format csv");
+    if (r.code == 0) recorded = std::stoi(r.out.substr(r.out.find('\n') + 1));
+  }
+  ::kill(bench, SIGINT);
+  const int code = wait_exit(bench);
+  const std::string err = fa4::testing::slurp(dir_ / "bench.err");
+  ASSERT_EQ(code, 130) << "bench did not stop as interrupted (exit " << code << "): " << err;
+  EXPECT_NE(err.find("stopped by SIGINT"), std::string::npos) << err;
+  const int kept = std::stoi(scalar("SELECT COUNT(*) FROM measurements"));
+  EXPECT_GE(kept, 2);
+  EXPECT_LT(kept, kShapes) << "the sweep finished before SIGINT reached it";
+  EXPECT_EQ(scalar("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), std::to_string(kept));
+
+  const Outcome resumed = run("--db t.db bench --kernel fa2 --sweep gpu.json --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("--resume: " + std::to_string(kept) + " of " +
+                             std::to_string(kShapes) + " configurations were already recorded"),
+            std::string::npos)
+      << resumed.out;
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM measurements"), std::to_string(kShapes));
+  EXPECT_EQ(scalar("SELECT COUNT(DISTINCT batch || 'x' || seqlen_q || 'x' || headdim || 'x' || "
+                   "causal) FROM measurements"),
+            std::to_string(kShapes));
   EXPECT_EQ(scalar("PRAGMA integrity_check"), "ok");
 }
 

@@ -63,7 +63,7 @@ TEST(Fa4ConditionalRescale, MostRescalesSkippedOnNormalInputsAndOutputMatchesOra
     // block after the first: 4 heads x 16 tiles x 8 warps x (n - 1), n = 16 (non-causal) or
     // m + 1 for query block m (causal).
     const std::uint64_t expected = causal ? 4ull * 8 * (15 * 16 / 2) : 4ull * 16 * 8 * 15;
-    for (const char* name : {"fa4_e0_r1", "fa4_e25_r1", "fa4"}) {
+    for (const char* name : {"fa4_e0_r1", "fa4_e25_r1"}) {
       SCOPED_TRACE(name);
       const Counted on = run_counted(name, shape, seed);
       EXPECT_TRUE(on.check.passed()) << on.check.summary();
@@ -75,6 +75,32 @@ TEST(Fa4ConditionalRescale, MostRescalesSkippedOnNormalInputsAndOutputMatchesOra
     EXPECT_TRUE(off.check.passed()) << off.check.summary();
     EXPECT_EQ(off.counts.blocks, expected);
     EXPECT_EQ(off.counts.skipped, 0u) << "rescaling is unconditional in fa4_e0_r0";
+  }
+}
+
+// fa4 picks its softmax by sequence length (fa4.cu: launch_fa4_best): conditional rescaling from
+// seqlen_k 4096, where every warp's decisions are counted; fa3's softmax below, which counts
+// nothing. Both match the oracle.
+TEST(Fa4ConditionalRescale, Fa4RescalesConditionallyFromSeqlen4096Only) {
+  const Result<kernels::DeviceCaps> device = kernels::query_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  for (bool causal : {false, true}) {
+    AttnShape long_shape = shape_2048(causal);
+    long_shape.heads_q = long_shape.heads_kv = 2;
+    long_shape.seqlen_q = long_shape.seqlen_k = 4096;
+    if (auto reason = kernels::why_unsupported(*kernels::find_kernel("fa4"), long_shape, *device))
+      GTEST_SKIP() << *reason;
+    const std::uint64_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(long_shape));
+    // 2 heads x 32 tiles x 8 warps x (n - 1) decisions, n = 32 or m + 1 for query block m.
+    const std::uint64_t expected = causal ? 2ull * 8 * (31 * 32 / 2) : 2ull * 32 * 8 * 31;
+    const Counted on = run_counted("fa4", long_shape, seed);
+    EXPECT_TRUE(on.check.passed()) << on.check.summary();
+    EXPECT_EQ(on.counts.blocks, expected);
+    EXPECT_GE(double(on.counts.skipped), 0.9 * double(on.counts.blocks));
+    const Counted plain = run_counted("fa4", shape_2048(causal), seed);
+    EXPECT_TRUE(plain.check.passed()) << plain.check.summary();
+    EXPECT_EQ(plain.counts.blocks, 0u) << "below seqlen_k 4096 fa4 runs fa3's softmax";
   }
 }
 

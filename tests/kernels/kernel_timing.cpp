@@ -4,14 +4,16 @@
 // CUDA events around the launch alone; print median, min and max. The
 // same run measures three ceilings: back-to-back bf16 mma.sync (fa2's compute unit; the
 // mma_sync_bf16 probe of lib/bench/ceiling_probes.hpp), a cuBLAS bf16 8192^3 GEMM (wgmma) and a
-// device-to-device copy. --csv appends rows to FILE.
+// device-to-device copy. --csv appends rows to FILE. --rounds R times every shape R times over,
+// the kernels taking turns (A B A B ...), one row per round: an A/B comparison whose rounds see
+// the same clocks and temperatures, so the spread between rounds shows what a difference is worth.
 //
 // Shapes follow the FA papers: `--tokens` total (batch = tokens / seqlen), heads = hidden /
 // headdim. FLOPs = 4 * b * h * s^2 * d, halved when causal (core/shape.hpp).
 //
 //   kernel_timing [--kernels fa2,naive] [--headdim 128] [--seqlens 4096,8192,16384]
 //                 [--causal both|0|1] [--dtype bf16|fp16] [--tokens 16384] [--hidden 2048]
-//                 [--samples 30] [--warmup 5] [--csv FILE] [--no-ceilings]
+//                 [--samples 30] [--warmup 5] [--rounds 1] [--csv FILE] [--no-ceilings]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -49,6 +51,7 @@ struct Options {
   std::int64_t hidden = 2048;
   int samples = 30;
   int warmup = 5;
+  int rounds = 1;
   std::string csv;
   bool ceilings = true;
 };
@@ -98,6 +101,8 @@ Result<Options> parse(int argc, char** argv) {
         o.samples = std::stoi(value);
       else if (flag == "--warmup")
         o.warmup = std::stoi(value);
+      else if (flag == "--rounds")
+        o.rounds = std::stoi(value);
       else if (flag == "--csv")
         o.csv = value;
       else
@@ -107,6 +112,7 @@ Result<Options> parse(int argc, char** argv) {
     }
   }
   if (o.samples < 1) return Error{"--samples must be at least 1"};
+  if (o.rounds < 1) return Error{"--rounds must be at least 1"};
   return o;
 }
 
@@ -222,8 +228,9 @@ Status run(const Options& o) {
     if (seqlen <= 0 || o.tokens % seqlen != 0 || o.hidden % o.headdim != 0)
       return Error{"--tokens must be a multiple of each seqlen and --hidden of --headdim"};
   for (std::int64_t seqlen : o.seqlens)
-    for (const kernels::Kernel* kernel : selected)
-      for (bool causal : o.causal) {
+    for (bool causal : o.causal)
+      for (int round = 0; round < o.rounds; ++round)
+        for (const kernels::Kernel* kernel : selected) {
         const AttnShape shape{.batch = o.tokens / seqlen,
                               .heads_q = o.hidden / o.headdim,
                               .heads_kv = o.hidden / o.headdim,

@@ -8,8 +8,9 @@
 //   producer (warpgroup 0, setmaxnreg 24): one thread issues TMA copies (cp.async.bulk.tensor,
 //     128-byte swizzle) of Q and of K/V blocks into 2-stage circular buffers, each slot guarded
 //     by a full mbarrier (TMA transaction bytes) and an empty mbarrier (one arrival per consumer
-//     warp) (mainloop.cuh); at hd64/hd128 Q is double-buffered and the next tile's Q is issued
-//     right after the current tile's first K/V items (launch.cuh: producer_loop);
+//     warp) (mainloop.cuh); at hd64/hd128 (and hd256 with 48-key blocks) Q is double-buffered
+//     and the next tile's Q is issued right after the current tile's first K/V items
+//     (launch.cuh: producer_loop);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns query rows 64w..64w+63 of the
 //     tile and, over key blocks j from last to first:
 //       S = Q_w K_j^T        wgmma m64n{kBlockN}k16, both operands from shared memory (SS)
@@ -23,7 +24,8 @@
 //     warpgroup writes O into its slice of the tile's Q buffer (swizzled like Q) and one thread
 //     stores it with TMA (cp.async.bulk.tensor store), freeing the buffer for the Q load two tiles
 //     ahead once the store has read it; the warpgroup goes straight on to its next tile. hd256
-//     (no shared memory left for a second Q buffer) stores O from registers (epilogue.cuh).
+//     with 80-key blocks (no shared memory left for a second Q buffer) stores O from registers
+//     (epilogue.cuh).
 // FA3 pairs its two consumer warpgroups the same way: both share one 128-row tile and one K/V
 // pipeline (kBlockM = 128, 64 rows each), and the scheduler barrier alternates their GEMM issue.
 //
@@ -42,13 +44,15 @@
 //   hd64:  128 x 128, 2 x 16 + 2 x (16 + 16) =  96 KiB   (128 x 192 when wide: 128 KiB)
 //   hd128: 128 x 128, 2 x 32 + 2 x (32 + 32) = 192 KiB   (128 x 176 in fa3_wide: 1 Q, 208 KiB)
 //   hd256: 128 x  80, 1 x 64 + 2 x (40 + 40) = 224 KiB   (227 KiB limit)
+//          128 x  48, 2 x 64 + 2 x (24 + 24) = 224 KiB   (narrow: seqlen_k <= 512)
 // fa3_no_ws keeps one Q buffer and the register epilogue.
 // The kernel and its host launch live in launch.cuh, shared with fa4 (lib/kernels/fa4).
 // Registers and spills (ptxas -v) and the measured figures: lib/kernels/fa3/NOTES.md.
 //
-// Key blocks: fa3 takes 192-key blocks at hd64 when seqlen_k >= 4096 (use_wide_key_blocks);
-// fa3_wide forces FA3's wide blocks at every shape (hd64 192, hd128 176), so the GPU tests cover
-// that instantiation too.
+// Key blocks (launch.cuh: key_blocks_for): fa3 takes 192-key blocks at hd64 when seqlen_k >= 4096
+// and 48-key blocks at hd256 when seqlen_k <= 512, where the per-tile costs dominate and the
+// freed shared memory holds a second Q buffer (the early Q load and the TMA-store epilogue).
+// fa3_wide and fa3_narrow force those blocks at every shape, so the GPU tests cover both.
 // Variants (registry entries): fa3_no_pingpong (no scheduler barriers), fa3_no_overlap (S, wait,
 // softmax, P V, wait), fa3_no_ws (no producer warpgroup: 256 threads, thread 0 of consumer 0
 // issues the TMA copies two items ahead of its own use; no ping-pong, no setmaxnreg).
@@ -60,18 +64,12 @@ namespace fa4::kernels {
 namespace fa3 {
 namespace {
 
-// fa3's key-block width, a pure function of the shape. Measured on the H200 (NOTES.md, run 3,
-// fa3_wide against fa3): 192-key blocks at hd64 gain 2% at s4096 and 3-5% at s16384 (causal and
-// not) but lose 9% at s1024, where 192 does not divide the sequence and the last block is a third
-// empty; at hd128 176-key blocks moved -1.5%..+2%, inside the run's noise, so hd128 stays at 128.
-bool use_wide_key_blocks(const AttnShape& shape) {
-  constexpr std::int64_t kWideFromSeqlen = 4096;
-  return shape.headdim == 64 && shape.seqlen_k >= kWideFromSeqlen;
-}
-
-Status launch_fa3(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
-  return use_wide_key_blocks(shape) ? launch<Variant{.wide_key_blocks = true}>(shape, buffers, stream)
-                                    : launch<Variant{}>(shape, buffers, stream);
+// fa3_narrow: 48-key blocks at hd256 at every seqlen (fa3 takes them up to seqlen_k 512), fa3
+// itself at the other head dims.
+Status launch_fa3_narrow(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
+  return shape.headdim == 256 ? launch_headdim<Variant{.narrow_key_blocks = true}, 256>(
+                                    shape, buffers, stream, SoftmaxOptions{})
+                              : launch_fa3(shape, buffers, stream);
 }
 
 }  // namespace
@@ -96,6 +94,17 @@ const Kernel fa3_wide_kernel{
     .unsupported_reason = fa3::unsupported_reason,
     .workspace_bytes = fa3::no_workspace,
     .launch = fa3::launch<fa3::Variant{.wide_key_blocks = true}>,
+};
+
+extern const Kernel fa3_narrow_kernel;
+const Kernel fa3_narrow_kernel{
+    .name = "fa3_narrow",
+    .summary = "fa3 with 48-key blocks at hd256, leaving room for a second Q buffer (early Q "
+               "load, O stored by TMA); fa3 at hd64/hd128",
+    .min_sm = 90,
+    .unsupported_reason = fa3::unsupported_reason,
+    .workspace_bytes = fa3::no_workspace,
+    .launch = fa3::launch_fa3_narrow,
 };
 
 extern const Kernel fa3_no_pingpong_kernel;

@@ -6,7 +6,7 @@ Inline asm needs one literal operand list per accumulator count, so the wrappers
 SS: D(64xN, fp32) (+)= A(64x16, smem, K-major) * B(Nx16, smem, K-major)^T     (S = Q K^T)
 RS: D(64xN, fp32) (+)= A(64x16, registers)     * B(16xN, smem, N-major)       (O += P V)
 """
-WIDTHS = (64, 80, 128, 176, 192, 256)  # N: kBlockN of S (80, 128, 176, 192), headdim of O (64, 128, 256)
+WIDTHS = (48, 64, 80, 128, 176, 192, 256)  # N: kBlockN of S (48, 80, 128, 176, 192), headdim of O (64, 128, 256)
 TYPES = (("true", "bf16"), ("false", "f16"))
 
 

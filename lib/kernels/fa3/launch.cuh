@@ -281,9 +281,46 @@ Status launch_with(const AttnShape& shape, const AttnBuffers& buffers, Stream st
              : launch_for_element<V, __half>(shape, buffers, stream, options);
 }
 
+// One head dim's instantiations (bf16 and fp16), for a variant defined at that head dim only.
+template <Variant V, int HeadDim>
+Status launch_headdim(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
+                      SoftmaxOptions options) {
+  return shape.dtype == Dtype::bf16
+             ? launch_traits<Traits<__nv_bfloat16, HeadDim, V>>(shape, buffers, stream, options)
+             : launch_traits<Traits<__half, HeadDim, V>>(shape, buffers, stream, options);
+}
+
 template <Variant V>
 Status launch(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
   return launch_with<V>(shape, buffers, stream, SoftmaxOptions{});
+}
+
+// fa3's key-block width, a pure function of the shape, measured on the H200 (NOTES.md):
+//   wide (192 keys) at hd64 from seqlen_k 4096 (run 3: +2% at s4096, +3-5% at s16384, but -9% at
+//     s1024, where 192 does not divide the sequence; at hd128 176-key blocks moved -1.5..+2%);
+//   narrow (48 keys, two Q buffers) at hd256 up to seqlen_k 512 (run 8: +13% causal, +4%
+//     non-causal at s512; -8% non-causal at s1024, +1% causal, -10..-14% from s2048).
+enum class KeyBlocks { standard, wide, narrow };
+KeyBlocks key_blocks_for(const AttnShape& shape) {
+  constexpr std::int64_t kWideFromSeqlen = 4096;
+  constexpr std::int64_t kNarrowUpToSeqlen = 512;
+  if (shape.headdim == 64 && shape.seqlen_k >= kWideFromSeqlen) return KeyBlocks::wide;
+  if (shape.headdim == 256 && shape.seqlen_k <= kNarrowUpToSeqlen) return KeyBlocks::narrow;
+  return KeyBlocks::standard;
+}
+
+// fa3 itself: FA3's three scheduling ideas on, key blocks as key_blocks_for picks them.
+Status launch_fa3(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
+  switch (key_blocks_for(shape)) {
+    case KeyBlocks::wide:
+      return launch<Variant{.wide_key_blocks = true}>(shape, buffers, stream);
+    case KeyBlocks::narrow:
+      return launch_headdim<Variant{.narrow_key_blocks = true}, 256>(shape, buffers, stream,
+                                                                    SoftmaxOptions{});
+    case KeyBlocks::standard:
+      break;
+  }
+  return launch<Variant{}>(shape, buffers, stream);
 }
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {

@@ -18,6 +18,10 @@ struct Variant {
   bool pingpong = true;          // named barriers order the two consumer warpgroups' GEMMs
   bool intra_overlap = true;     // issue S_next = Q K^T and O += P V before the softmax of S_next
   bool wide_key_blocks = false;  // FA3's wider key blocks: 192 at hd64, 176 at hd128 (not hd256)
+  // hd256 only: 48-key blocks instead of 80, so that two Q buffers fit beside the K/V stages
+  // (2 x 64 + 2 x (24 + 24) = 224 KiB): the next tile's Q loads early and O leaves by TMA, as at
+  // hd64/hd128. Pays where the per-tile costs dominate (short sequences).
+  bool narrow_key_blocks = false;
   // fa4's softmax policy (lib/kernels/fa4): software exp2 on the FMA pipe for emulated_eighths
   // eighths of each row's key groups (compile time: a runtime count cost 21% at hd128 in run 1,
   // the per-group branches splitting the softmax into basic blocks the scheduler cannot
@@ -48,11 +52,11 @@ struct Traits {
   static constexpr Variant kVariant = V;
   static constexpr int kHeadDim = HeadDim;
   // FA3's tiles (hopper/tile_size.h): 128 query rows; 128 keys per block, 80 at hd256 where O
-  // takes 128 registers per thread and K/V stages 40 KiB each.
+  // takes 128 registers per thread and K/V stages 40 KiB each (48 with narrow_key_blocks).
   static constexpr int kBlockM = kConsumerWarpgroups * kMmaM;
   // Wide blocks (FA3's non-causal choice) halve the per-block fixed costs (barriers, row max
   // and sum shuffles, the correction of O) per key, at more S/P registers.
-  static constexpr int kBlockN = HeadDim == 256                         ? 80
+  static constexpr int kBlockN = HeadDim == 256                         ? (V.narrow_key_blocks ? 48 : 80)
                                  : !V.wide_key_blocks                  ? 128
                                  : HeadDim == 64                       ? 192
                                                                        : 176;
@@ -117,6 +121,7 @@ struct Traits {
                         kConsumerWarpgroups * kConsumerRegisters * kWarpgroupThreads <=
                     65536,
                 "setmaxnreg budgets exceed the register file");
+  static_assert(!V.narrow_key_blocks || HeadDim == 256, "narrow key blocks are an hd256 tile");
   static_assert(V.warp_specialized || !V.pingpong,
                 "ping-pong is defined for the warp-specialized kernel only");
 };

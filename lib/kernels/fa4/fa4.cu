@@ -23,7 +23,8 @@
 // Registry entries (the issue's ablation grid: emulated share 0, 12.5, 25, 50% x conditional
 // rescaling off/on), all shapes fa3 supports:
 //   fa4_e{0,12,25,50}_r{0,1}: e = emulated share in percent (12 = 12.5%), r = conditional
-//   rescaling off (0) / on (1); fa4 = the configuration measured best on the H200 (NOTES.md).
+//   rescaling off (0) / on (1); fa4 = the configuration measured best on the H200 at each
+//   sequence length: e0_r1 from seqlen_k 4096, fa3's softmax below (launch_fa4_best).
 // Measured figures and the model's predictions: lib/kernels/fa4/NOTES.md.
 #include "kernels/fa3/launch.cuh"
 #include "kernels/fa4/fa4.hpp"
@@ -36,28 +37,31 @@ using fa3::SoftmaxOptions;
 using fa3::Traits;
 using fa3::Variant;
 
-// fa3's key-block rule (fa3.cu use_wide_key_blocks): 192-key blocks at hd64 from seqlen_k 4096.
-bool use_wide_key_blocks(const AttnShape& shape) {
-  return shape.headdim == 64 && shape.seqlen_k >= 4096;
-}
-
-// Instantiations: hd64 (128- and 192-key blocks) and hd128 per emulated share; hd256 keeps exp2
-// on MUFU (softmax.cuh: kEmulatedGroups), so every share launches the share-0 instantiation there.
+// Instantiations, with fa3's key blocks for the shape (fa3::key_blocks_for): hd64 (128- and
+// 192-key blocks) and hd128 per emulated share; hd256 (80- and 48-key blocks) keeps exp2 on MUFU
+// (softmax.cuh: kEmulatedGroups), so every share launches the share-0 instantiation there.
 template <int Eighths, typename Element>
 Status launch_for_element(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
                           SoftmaxOptions options) {
-  constexpr Variant kNarrow{.fa4_softmax = true, .emulated_eighths = Eighths};
+  constexpr Variant kStandard{.fa4_softmax = true, .emulated_eighths = Eighths};
   constexpr Variant kWide{.wide_key_blocks = true, .fa4_softmax = true, .emulated_eighths = Eighths};
   constexpr Variant kMufuOnly{.fa4_softmax = true, .emulated_eighths = 0};
+  constexpr Variant kMufuOnlyNarrow{.narrow_key_blocks = true, .fa4_softmax = true};
+  const fa3::KeyBlocks blocks = fa3::key_blocks_for(shape);
   switch (shape.headdim) {
     case 64:
-      return use_wide_key_blocks(shape)
+      return blocks == fa3::KeyBlocks::wide
                  ? fa3::launch_traits<Traits<Element, 64, kWide>>(shape, buffers, stream, options)
-                 : fa3::launch_traits<Traits<Element, 64, kNarrow>>(shape, buffers, stream, options);
+                 : fa3::launch_traits<Traits<Element, 64, kStandard>>(shape, buffers, stream,
+                                                                      options);
     case 128:
-      return fa3::launch_traits<Traits<Element, 128, kNarrow>>(shape, buffers, stream, options);
+      return fa3::launch_traits<Traits<Element, 128, kStandard>>(shape, buffers, stream, options);
     case 256:
-      return fa3::launch_traits<Traits<Element, 256, kMufuOnly>>(shape, buffers, stream, options);
+      return blocks == fa3::KeyBlocks::narrow
+                 ? fa3::launch_traits<Traits<Element, 256, kMufuOnlyNarrow>>(shape, buffers,
+                                                                            stream, options)
+                 : fa3::launch_traits<Traits<Element, 256, kMufuOnly>>(shape, buffers, stream,
+                                                                       options);
     default:
       return Error{"fa4: head dim " + std::to_string(shape.headdim) + " has no tile configuration"};
   }
@@ -71,6 +75,19 @@ Status launch_fa4(const AttnShape& shape, const AttnBuffers& buffers, Stream str
              : launch_for_element<EmulatedEighths, __half>(shape, buffers, stream, options);
 }
 
+// fa4 itself: conditional rescaling (exp2 on MUFU) where it pays, from seqlen_k 4096; below that
+// fa3's own softmax, launched as fa3 launches it (the same instantiations). Measured on the H200
+// in A/B rounds (NOTES.md, run 8): with 4-16 key blocks per row the skipped O multiplies do not
+// pay for the per-block vote (-0.5..-0.8% at hd64 s512-1024, +-0.6% at hd128), and the policy's
+// code layout alone (fa4_e0_r0) is up to 1.7% slower than fa3 there; from s4096 conditional
+// rescaling gains 2-4% (runs 2-3).
+Status launch_fa4_best(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
+  constexpr std::int64_t kConditionalRescaleFromSeqlen = 4096;
+  if (shape.seqlen_k >= kConditionalRescaleFromSeqlen)
+    return launch_fa4<0, true>(shape, buffers, stream);
+  return fa3::launch_fa3(shape, buffers, stream);
+}
+
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {
   if (auto reason = fa3::unsupported_reason(shape, device)) return "fa4 runs on fa3's pipeline: " + *reason;
   return std::nullopt;
@@ -80,6 +97,17 @@ std::size_t rescale_counts_bytes(const AttnShape&) { return sizeof(RescaleCounts
 
 }  // namespace
 }  // namespace fa4_softmax
+
+extern const Kernel fa4_kernel;
+const Kernel fa4_kernel{
+    .name = "fa4",
+    .summary = "FA4's softmax on fa3's pipeline where it pays on H200: conditional rescaling "
+               "with exp2 on MUFU from seqlen_k 4096, fa3's softmax below",
+    .min_sm = 90,
+    .unsupported_reason = fa4_softmax::unsupported_reason,
+    .workspace_bytes = fa4_softmax::rescale_counts_bytes,
+    .launch = fa4_softmax::launch_fa4_best,
+};
 
 #define FA4_GRID_KERNEL(NAME, EIGHTHS, RESCALE, SUMMARY)                      \
   extern const Kernel NAME##_kernel;                                          \
@@ -92,10 +120,6 @@ std::size_t rescale_counts_bytes(const AttnShape&) { return sizeof(RescaleCounts
       .launch = fa4_softmax::launch_fa4<EIGHTHS, RESCALE>,                    \
   };
 
-// fa4: the best grid point measured on the H200 (NOTES.md).
-FA4_GRID_KERNEL(fa4, 0, true,
-                "FA4's softmax on fa3's pipeline: conditional rescaling, exp2 on MUFU (the "
-                "configuration measured best on H200)")
 FA4_GRID_KERNEL(fa4_e0_r0, 0, false, "fa4 grid: exp2 all on MUFU, always rescale (fa3's softmax)")
 FA4_GRID_KERNEL(fa4_e0_r1, 0, true, "fa4 grid: exp2 all on MUFU, conditional rescaling")
 FA4_GRID_KERNEL(fa4_e12_r0, 1, false, "fa4 grid: 12.5% of exp2 in software, always rescale")
