@@ -5,6 +5,11 @@
 # each over the GPU tests of a set of awkward shapes, every output still checked against the CPU
 # oracle. One line per tool and kernel goes to stdout and $OUT/sanitize.log; the tools' own
 # reports go to $OUT/sanitize-<tool>-<kernel>.log. Exit 1 when any run reports an error.
+# racecheck reports WAR hazards inside cuBLAS's own sm90 GEMM kernels (nvjet_sm90_*, naive's two
+# GEMMs: 4960 in one run over the shapes below), code we neither own nor can change; the script
+# counts hazards per kernel and fails on any outside cuBLAS. (Restricting racecheck to our kernels
+# with --kernel-name does not work here: the kernels filtered out are not run at all, and with
+# them the sanitizer failed on a hardware exception.)
 #
 #   bash scripts/gpu-sanitize.sh            settings: FA4_BUILD_DIR (build-gpu),
 #                                           FA4_SANITIZE_KERNELS, FA4_SANITIZE_TOOLS
@@ -31,13 +36,21 @@ for tool in $tools; do
     filter=$(printf "*OnRandomInputs/${kernel}_%s:" "${shapes[@]}")
     log=$out/sanitize-$tool-$kernel.log
     extra=()
-    [ "$tool" = racecheck ] && extra=(--racecheck-report hazard)
+    [ "$tool" = racecheck ] && extra=(--racecheck-report hazard --print-limit 1000000)
     timeout -k 10 "${FA4_SANITIZE_TIMEOUT:-300}" "$sanitizer" --tool "$tool" --error-exitcode 86 \
       "${extra[@]}" "$tests" --gtest_filter="${filter%:}" >"$log" 2>&1
     rc=$?
     passed=$(grep -oE '\[  PASSED  \] [0-9]+' "$log" | grep -oE '[0-9]+$')
     summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
     line="$tool $kernel: exit $rc, ${passed:-0} of ${#shapes[@]} shapes passed the oracle, ${summary:-no summary}"
+    if [ "$tool" = racecheck ] && [ "$rc" -eq 86 ]; then
+      # The first thread line of each hazard names the kernel it happened in.
+      kernels_hit=$(grep -A1 'hazard detected' "$log" | grep -oE 'Thread \([0-9,]+\) at [^+ ]+' |
+                    sed 's/.* at //')
+      ours=$(grep -vc '^nvjet_sm90_' <<<"$kernels_hit")
+      line="$line: $ours in our kernels, the rest in cuBLAS (nvjet_sm90_*)"
+      [ "$ours" -eq 0 ] && [ "${passed:-0}" -eq ${#shapes[@]} ] && rc=0
+    fi
     echo "$line" | tee -a "$out/sanitize.log"
     [ "$rc" -eq 0 ] || failed=1
   done
