@@ -24,10 +24,13 @@ Tile preferred_tile(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm
     case Algorithm::naive: return {128, 128};
     case Algorithm::fa2: return d <= 64 ? Tile{128, 128} : Tile{128, 64};
     case Algorithm::fa3:
-      if (d <= 64) return {192, 128};
-      if (d <= 128) return s.causal ? Tile{128, 128} : Tile{128, 176};
+      // This project's fa3 (lib/kernels/fa3/launch.cuh, key_blocks_for): 128 query rows (two
+      // consumer warpgroups of 64); 128 keys, 192 at hd64 from seqlen_k 4096; 80 keys at hd256,
+      // 48 up to seqlen_k 512. (FA3's own: 192 x 128 at hd64, 176 keys at hd128 non-causal.)
+      if (d <= 64) return {128, s.seqlen_k >= 4096 ? 192 : 128};
+      if (d <= 128) return {128, 128};
       if (d <= 192) return {128, 112};
-      return {128, 80};
+      return {128, s.seqlen_k <= 512 ? 48 : 80};
     case Algorithm::fa4:
       if (is_blackwell(gpu)) return d <= 128 ? Tile{256, 128} : Tile{128, 128};
       return preferred_tile(gpu, s, Algorithm::fa3, pass);  // FA4's softmax on FA3's pipeline
@@ -96,11 +99,15 @@ double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
     case Algorithm::naive: return 0;
     case Algorithm::fa2:
       return pass == Pass::fwd ? factors::kOverlapFa2Forward : factors::kOverlapFa2Backward;
-    case Algorithm::fa3: return factors::kOverlapFa3Forward;
+    case Algorithm::fa3: return factors::kHopperPingPongHiddenShare;
     case Algorithm::fa4:
-      return is_blackwell(gpu) ? factors::kOverlapFa4Forward : factors::kOverlapFa3Forward;
+      return is_blackwell(gpu) ? factors::kOverlapFa4Forward : factors::kHopperPingPongHiddenShare;
   }
   return 0;
+}
+
+bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm) {
+  return is_persistent(algorithm) && is_hopper(gpu);
 }
 
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {

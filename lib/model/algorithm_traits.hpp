@@ -30,8 +30,12 @@ double tmem_footprint_bytes(const hw::Spec& gpu, const AttnShape& shape, Algorit
 int ctas_per_sm(const AttnShape& shape, Algorithm algorithm);
 bool is_persistent(Algorithm algorithm);
 
-// Share of the smaller stream hidden behind the larger one (factors.hpp).
+// How the tensor and softmax streams overlap (factors.hpp). Mostly the share of the shorter
+// stream hidden behind the longer one; where hides_per_longer_stream (fa3 and fa4 on Hopper, whose
+// two consumer warpgroups ping-pong), the cycles of the shorter stream hidden per cycle of the
+// longer one, the rest exposed.
 double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
+bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm);
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

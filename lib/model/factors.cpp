@@ -35,9 +35,10 @@ const Constant kConstants[] = {
     {"kFa2ExposedSmemShare", kFa2ExposedSmemShare, "fitted", "",
      "share of FA2's forward ldmatrix time left exposed beside its MMA and exp; fitted to PyTorch's "
      "flash forward on the lab's H200 at seqlen 8k, hd 64/128/256"},
-    {"kOverlapFa3Forward", kOverlapFa3Forward, "fitted", "overlap",
-     "FA3's ping-pong and intra-warpgroup pipelining hide most of the softmax; fitted to our "
-     "fa3 on the lab's H200 at hd 128/256, seqlen 4k-16k; FA3's H100 661 TFLOP/s held out"},
+    {"kHopperPingPongHiddenShare", kHopperPingPongHiddenShare, "fitted", "pingpong_hidden_share",
+     "softmax cycles FA3's ping-pong hides per cycle of the tensor stream, the rest exposed; "
+     "fitted with the tile overhead to our fa3 on the lab's H200 (fa3-paper sweep, 36 shapes, "
+     "all within 9.3%); FA3's H100 661 TFLOP/s held out"},
     {"kOverlapFa4Forward", kOverlapFa4Forward, "by design", "overlap",
      "tcgen05 MMA is asynchronous; softmax and correction warpgroups run beside it; validated "
      "on FA4's B200 hd128 figure"},
@@ -57,9 +58,9 @@ const Constant kConstants[] = {
      "row blocks resident per SM: 2048 threads / 256-thread blocks"},
     {"kHopperPersistentTileOverheadCycles", kHopperPersistentTileOverheadCycles, "fitted",
      "tile_overhead_cycles",
-     "fixed cycles per 128-row work tile of a Hopper persistent kernel (Q load, pipeline fill "
-     "and drain, epilogue); fitted to our fa3 on the lab's H200, hd128 non-causal, seqlen "
-     "512..4096 (3.7k + 2.9k cycles per key block)"},
+     "cycles per 128-row work tile of a Hopper persistent kernel (Q load, pipeline fill and "
+     "drain, epilogue) up to hd128, times (d / 128)^2 above; fitted with the ping-pong share to "
+     "our fa3 on the lab's H200 (fa3-paper sweep)"},
     {"kHopperSoftmaxChangeExposure", kHopperSoftmaxChangeExposure, "fitted",
      "softmax_change_exposure",
      "share of the change in fa3's softmax issue stream (software exp2, skipped rescales) that "

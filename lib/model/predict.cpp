@@ -210,11 +210,16 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
     const double exposed_smem = operands_from_smem ? 0.0
                                 : o.pass == Pass::fwd ? factors::kFa2ExposedSmemShare
                                                       : 1.0;  // backward: factor fitted exposed
+    // How much of the shorter stream the longer one hides (algorithm_traits.hpp, overlap): a share
+    // of the shorter stream, or, for Hopper's ping-pong, softmax cycles per cycle of the longer one.
     const double hidden = overlap(gpu, o.algorithm, o.pass);
+    const bool pingpong = hides_per_longer_stream(gpu, o.algorithm);
     const auto tile_time = [&](const TileCycles& t) {
       const double softmax = std::max(t.exp_mufu, t.fma) + exposed_smem * t.smem;
-      return std::pair{softmax,
-                       std::max(tensor, softmax) + (1 - hidden) * std::min(tensor, softmax)};
+      const double longer = std::max(tensor, softmax), shorter = std::min(tensor, softmax);
+      const double exposed =
+          pingpong ? std::max(0.0, shorter - hidden * longer) : (1 - hidden) * shorter;
+      return std::pair{softmax, longer + exposed};
     };
     std::tie(p.softmax_stream_cycles, p.tile_time_cycles) = tile_time(c);
     p.tensor_stream_cycles = tensor;
@@ -233,14 +238,18 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
                            "Hopper",
                            "our fa4 grid on H200, hd 64/128 s8192, 50% emulated"});
     }
-    p.factors.push_back({"overlap", hidden,
-                         "share of the smaller of the tensor and softmax streams hidden behind "
-                         "the larger",
-                         std::string(o.algorithm == Algorithm::fa3
-                                         ? "our fa3 on H200, hd 128/256, seqlen 4k-16k"
-                                     : o.algorithm == Algorithm::fa2 && o.pass == Pass::fwd
-                                         ? "our fa2 on H200, seqlen 8k, hd 64/128/256"
-                                         : "")});
+    if (pingpong)
+      p.factors.push_back({"pingpong_hidden_share", hidden,
+                           "softmax cycles one warpgroup hides behind the other's GEMMs, per cycle "
+                           "of the longer stream (Hopper ping-pong)",
+                           "our fa3 on H200, fa3-paper sweep (36 shapes)"});
+    else
+      p.factors.push_back({"overlap", hidden,
+                           "share of the smaller of the tensor and softmax streams hidden behind "
+                           "the larger",
+                           std::string(o.algorithm == Algorithm::fa2 && o.pass == Pass::fwd
+                                           ? "our fa2 on H200, seqlen 8k, hd 64/128/256"
+                                           : "")});
     if (o.algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
       p.factors.push_back(
           gpu.mma_sync_share > 0
@@ -259,13 +268,15 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
                              (o.pass == Pass::fwd ? rows * kLseBytes : rows * s.headdim * e);
     const double overhead =
         is_persistent(o.algorithm)
-            ? (is_hopper(gpu) ? factors::kHopperPersistentTileOverheadCycles : 0.0)
+            ? (is_hopper(gpu) ? factors::kHopperPersistentTileOverheadCycles *
+                                    std::max(1.0, std::pow(double(s.headdim) / 128, 2))
+                              : 0.0)
             : cta_bytes / hbm_bytes_per_clk_per_sm(gpu) / ctas_per_sm(s, o.algorithm);
     if (is_persistent(o.algorithm) && is_hopper(gpu))
       p.factors.push_back({"tile_overhead_cycles", factors::kHopperPersistentTileOverheadCycles,
                            "fixed cycles per work tile of a Hopper persistent kernel (Q load, "
                            "pipeline fill and drain, epilogue)",
-                           "our fa3 on H200, hd128 non-causal, seqlen 512..4096"});
+                           "our fa3 on H200, fa3-paper sweep (36 shapes)"});
     const Schedule plan = schedule(gpu, s, o.algorithm, o.pass, p.tile, p.tile_time_cycles, overhead);
     p.ctas = plan.ctas;
     p.tiles = plan.tiles;
