@@ -279,9 +279,9 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
     if constexpr (!T::kTmaStoreO) release(smem.q_empty(st.q_stage));
   };
 
-  if constexpr (T::kVariant.intra_overlap) {
-    // First block: S alone.
-    acquire(k_item(n - 1, n));
+  // S = Q K_block^T on its own (no P V beside it): issue, wait, free the K stage, mask.
+  const auto s_alone = [&](int block) {
+    acquire(k_item(block, n));
     mbarrier_wait(smem.k_full(st.k_state.index), st.k_state.phase);
     turn.wait_turn();
     gemm_qk<T>(s, q_wg, smem.k(st.k_state.index));
@@ -290,8 +290,13 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
     fence_operands(s);
     release(smem.k_empty(st.k_state.index));
     st.k_state.template advance<T::kStages>();
-    if (n == 1) release_q();
-    if (needs_mask(n - 1)) mask_scores<T>(s, (n - 1) * T::kBlockN, row0, p);
+    if (block == 0) release_q();
+    if (needs_mask(block)) mask_scores<T>(s, block * T::kBlockN, row0, p);
+  };
+
+  if constexpr (T::kVariant.intra_overlap) {
+    // First block: S alone.
+    s_alone(n - 1);
     softmax.template update_block<true>(s, p, correction, st.rescale_blocks, st.rescale_skipped);
     convert_p<T>(s, pr);
 
@@ -333,17 +338,7 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
   } else {
     // No intra-warpgroup overlap: S, wait, softmax, P V, wait, block after block.
     for (int block = n - 1; block >= 0; --block) {
-      acquire(k_item(block, n));
-      mbarrier_wait(smem.k_full(st.k_state.index), st.k_state.phase);
-      turn.wait_turn();
-      gemm_qk<T>(s, q_wg, smem.k(st.k_state.index));
-      turn.pass_turn();
-      wgmma_wait<0>();
-      fence_operands(s);
-      release(smem.k_empty(st.k_state.index));
-      st.k_state.template advance<T::kStages>();
-      if (block == 0) release_q();
-      if (needs_mask(block)) mask_scores<T>(s, block * T::kBlockN, row0, p);
+      s_alone(block);
       if (block == n - 1) {
         softmax.template update_block<true>(s, p, correction, st.rescale_blocks,
                                             st.rescale_skipped);
