@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# On a machine with a CUDA GPU, after a CUDA build (scripts/gpu-check.sh build): run the ladder's
-# kernels under compute-sanitizer, memcheck (out-of-bounds and misaligned global and shared
-# accesses, invalid frees, CUDA API errors) and racecheck (shared-memory hazards between threads),
-# each over the GPU tests of a set of awkward shapes, every output still checked against the CPU
-# oracle. One line per tool and kernel goes to stdout and $OUT/sanitize.log; the tools' own
+# On a machine with a CUDA GPU, after a CUDA build (scripts/gpu-check.sh build): run every
+# registered kernel under compute-sanitizer, memcheck (out-of-bounds and misaligned global and
+# shared accesses, invalid frees, CUDA API errors) and racecheck (shared-memory hazards between
+# threads), each over the GPU tests of a set of awkward shapes, every output still checked against
+# the CPU oracle. One line per tool and kernel goes to stdout and $OUT/sanitize.log; the tools' own
 # reports go to $OUT/sanitize-<tool>-<kernel>.log. Exit 1 when any run reports an error.
 # racecheck reports WAR hazards inside cuBLAS's own sm90 GEMM kernels (nvjet_sm90_*, naive's two
 # GEMMs: 4960 in one run over the shapes below), code we neither own nor can change; the script
@@ -17,18 +17,23 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check}
 build=${FA4_BUILD_DIR:-$root/build-gpu}
-kernels=${FA4_SANITIZE_KERNELS:-naive fa2 fa3 fa3_narrow fa4 fa4_e50_r1}
 tools=${FA4_SANITIZE_TOOLS:-memcheck racecheck}
 tests=$build/tests/kernels/kernel_tests
-# Shapes from tests/kernels/kernel_test.cpp: every head dim, causal and not, GQA, seqlen_q != seqlen_k
-# both ways, a tile-remainder sequence (1000), a one-token sequence, fp16 beside bf16.
+# Every registered kernel unless FA4_SANITIZE_KERNELS names some (space-separated).
+cli=$build/apps/fa4-analyze/fa4-analyze
+kernels=${FA4_SANITIZE_KERNELS:-$("$cli" kernels --names 2>/dev/null)}
+# Shapes from tests/kernels/kernel_test.cpp: every head dim, causal and not, GQA, seqlen_q !=
+# seqlen_k both ways, a tile-remainder sequence (1000), a one-token sequence, fp16 beside bf16.
 shapes=(d64_s1000_bf16 d128_s1000_causal_bf16 d256_s1000_bf16 d256_s1000_causal_bf16
         gqa16to2_s100_causal_bf16 q1000_k100_causal_bf16 q300_k2000_bf16 s1_bf16
         q1_k1000_causal_fp16 d128_s1000_fp16)
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$out"
 [ -x "$tests" ] || { echo "no $tests: build with CUDA first (scripts/gpu-check.sh build)"; exit 1; }
-[ -x "$sanitizer" ] || { echo "no compute-sanitizer (looked on PATH and in /usr/local/cuda/bin)"; exit 1; }
+[ -x "$sanitizer" ] ||
+  { echo "no compute-sanitizer (looked on PATH and in /usr/local/cuda/bin)"; exit 1; }
+[ -n "$kernels" ] ||
+  { echo "no kernels to check: $cli lists none (built without CUDA?)"; exit 1; }
 
 failed=0
 for tool in $tools; do
@@ -42,7 +47,8 @@ for tool in $tools; do
     rc=$?
     passed=$(grep -oE '\[  PASSED  \] [0-9]+' "$log" | grep -oE '[0-9]+$')
     summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
-    line="$tool $kernel: exit $rc, ${passed:-0} of ${#shapes[@]} shapes passed the oracle, ${summary:-no summary}"
+    line="$tool $kernel: exit $rc, ${passed:-0} of ${#shapes[@]} shapes passed the oracle"
+    line="$line, ${summary:-no summary}"
     if [ "$tool" = racecheck ] && [ "$rc" -eq 86 ]; then
       # The first thread line of each hazard names the kernel it happened in.
       kernels_hit=$(grep -A1 'hazard detected' "$log" | grep -oE 'Thread \([0-9,]+\) at [^+ ]+' |
