@@ -3,6 +3,7 @@
 // detected GPU's hardware model. Without a CUDA device it says so and exits 1.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -60,6 +61,14 @@ std::optional<std::int64_t> record_prediction(store::Store& db, std::int64_t run
   return std::get<std::int64_t>(id.rows.at(0).at(0));
 }
 
+// Recorded with an ok measurement whose samples drifted (bench/stats.hpp, sample_drift).
+std::string drift_warning(double drift) {
+  return fmt::format("samples drifted {:+.1f}% from the first quarter to the last: the GPU changed "
+                     "speed mid-measurement (clock or power limit?); compare kernels in "
+                     "alternating rounds",
+                     100 * drift);
+}
+
 store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
   store::Measurement m;
   if (!r) {
@@ -71,6 +80,10 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
              : r->outcome == bench::Outcome::failed ? store::MeasurementStatus::failed
                                                     : store::MeasurementStatus::skipped;
   m.reason = r->outcome == bench::Outcome::ok ? "" : r->reason;
+  if (r->timing && r->outcome == bench::Outcome::ok)
+    if (const double drift = bench::sample_drift(r->timing->samples_s);
+        std::abs(drift) > bench::kDriftFlag)
+      m.reason = drift_warning(drift);
   if (r->timing) {
     const bench::TimingStats& t = *r->timing;
     m.median_s = t.median_s;
@@ -90,9 +103,9 @@ void print_result(const std::string& kernel, const AttnShape& shape, const store
   if (id == 0)
     fmt::print("{:<8} {:<40} already recorded (--resume)\n", kernel, describe(shape));
   else if (m.status == store::MeasurementStatus::ok)
-    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s\n", kernel,
+    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s{}\n", kernel,
                describe(shape), m.median_s * 1e3, 100 * (m.p75_s - m.p25_s) / m.median_s,
-               m.samples_s.size(), m.tflops);
+               m.samples_s.size(), m.tflops, m.reason.empty() ? "" : "\n  warning: " + m.reason);
   else
     fmt::print("{:<8} {:<40} {}: {}\n", kernel, describe(shape), store::to_string(m.status),
                m.reason);

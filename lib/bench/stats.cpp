@@ -20,6 +20,19 @@ double TimingStats::relative_iqr() const {
   return (p75_s - p25_s) / median_s;
 }
 
+double sample_drift(const std::vector<double>& samples_s) {
+  constexpr std::size_t kMinSamples = 8;
+  if (samples_s.size() < kMinSamples) return 0;
+  const std::size_t quarter = samples_s.size() / 4;
+  const auto median_of = [](std::vector<double> part) {
+    std::sort(part.begin(), part.end());
+    return quantile(part, 0.5);
+  };
+  const double first = median_of({samples_s.begin(), samples_s.begin() + quarter});
+  const double last = median_of({samples_s.end() - quarter, samples_s.end()});
+  return first > 0 ? last / first - 1 : 0;
+}
+
 TimingStats summarize(std::vector<double> samples_s) {
   std::vector<double> sorted = samples_s;
   std::sort(sorted.begin(), sorted.end());

@@ -13,6 +13,15 @@ struct TimingStats {
   double relative_iqr() const;
 };
 
+// How far the samples moved while they were taken: (median of the last quarter - median of the
+// first quarter) / median of the first quarter, the samples in the order taken; 0 for fewer than
+// 8. A step means the device changed speed mid-measurement (its clock stepping down under a power
+// or thermal limit, say): the median then describes neither speed, and a comparison of kernels
+// wants rounds that alternate them (kernel_timing --rounds).
+double sample_drift(const std::vector<double>& samples_s);
+// The drift (either way) past which a measurement is flagged: the target IQR is 2%.
+inline constexpr double kDriftFlag = 0.05;
+
 // Quartiles by linear interpolation between order statistics. `samples_s` must not be empty.
 TimingStats summarize(std::vector<double> samples_s);
 

@@ -4,6 +4,7 @@
 // to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/stats.hpp"
 #include "report/charts.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
@@ -155,12 +157,24 @@ std::string one_line(const std::string& reason) {
   return out.empty() ? "no reason recorded" : out;
 }
 
-// The reasons of one table's skipped and failed cells, each once, with where it applies.
+// The note on an ok cell whose samples drifted (bench/stats.hpp, sample_drift).
+constexpr const char* kDriftNote =
+    "ok, but the samples drifted by more than 5% from the first quarter to the last: the GPU "
+    "changed speed mid-measurement (clock or power limit?), so the median describes neither "
+    "speed; compare kernels in alternating rounds (tests/kernels/kernel_timing --rounds)";
+
+// The reasons of one table's skipped and failed cells, and drifted ok ones, each once, with
+// where it applies.
 class Footnotes {
  public:
   // The cell's text: "skipped [1]".
   std::string mark(const MeasurementRow& m, const std::string& kernel, const RowKey& row) {
-    const std::string text = fmt::format("{}: {}", m.status, one_line(m.reason));
+    return m.status + " " + reference(fmt::format("{}: {}", m.status, one_line(m.reason)), kernel,
+                                      row);
+  }
+
+  // "[1]": the number of the note `text`, added where it is new.
+  std::string reference(const std::string& text, const std::string& kernel, const RowKey& row) {
     auto note = std::find_if(notes_.begin(), notes_.end(),
                              [&](const Note& n) { return n.text == text; });
     if (note == notes_.end()) note = notes_.insert(notes_.end(), Note{text, {}});
@@ -168,7 +182,7 @@ class Footnotes {
     auto at = std::find_if(where.begin(), where.end(), [&](auto& w) { return w.first == kernel; });
     if (at == where.end()) at = where.insert(where.end(), {kernel, std::vector<std::string>{}});
     at->second.push_back(row_text(row));
-    return fmt::format("{} [{}]", m.status, note - notes_.begin() + 1);
+    return fmt::format("[{}]", note - notes_.begin() + 1);
   }
 
   // "- [1] skipped: no triton (triton_fa at s1024 b32 h16, s8192 b4 h16).", a line each.
@@ -219,7 +233,10 @@ std::string group_table(const Group& g) {
       if (it == cells.end())
         line.push_back("—");
       else if (it->second->status == "ok")
-        line.push_back(integer(it->second->tflops));
+        line.push_back(std::abs(bench::sample_drift(it->second->samples_s)) > bench::kDriftFlag
+                           ? integer(it->second->tflops) + " " +
+                                 notes.reference(kDriftNote, label(g.kernels, k), row)
+                           : integer(it->second->tflops));
       else
         line.push_back(notes.mark(*it->second, label(g.kernels, k), row));
     }
@@ -339,7 +356,7 @@ std::string measured_section(const std::vector<store::MeasurementRow>& rows) {
       "measurement. Ours first (naive, fa2, fa3, fa4), then the peers (source `peer:...`). For "
       "each of our kernels: its ratio to the row's best peer (named), to cuDNN (`sdpa_cudnn`), "
       "and the model's prediction for the same problem with measured / model. Skipped and failed "
-      "runs are footnoted with their reason.\n\n";
+      "runs are footnoted with their reason, and so are measurements whose samples drifted.\n\n";
   std::map<std::string, Device> devices;
   for (const auto& m : rows) {
     Group& g = devices[m.device][group_key(m)];

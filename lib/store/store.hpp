@@ -154,6 +154,7 @@ struct MeasurementRow {
   double median_s = 0, tflops = 0;  // 0 unless ok
   double predicted_tflops = 0;      // the linked prediction's; 0 when none
   std::string predicted_gpu;        // its hardware model id
+  std::vector<double> samples_s;    // every timed sample, in the order taken
 };
 
 struct CeilingRow {
@@ -214,8 +215,8 @@ class Store {
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;
-  // The latest measurement of each (device, kernel, source, problem), ordered by device, pass,
-  // dtype, causal, head dims, batch, heads, seqlens, kernel.
+  // The latest measurement of each (device, kernel, source, problem), with its samples, ordered by
+  // device, pass, dtype, causal, head dims, batch, heads, seqlens, kernel.
   Result<std::vector<MeasurementRow>> measurements_for_report() const;
   // The configurations measured on `device` by `source` in any run with status ok or skipped
   // (a failed one is not counted: it is measured again): what `bench --resume` skips.
@@ -227,6 +228,8 @@ class Store {
  private:
   Store(std::string path, Db db) : path_(std::move(path)), db_(std::move(db)) {}
   Status check_run_exists(std::int64_t run_id) const;
+  // Fills each row's samples_s from the samples table.
+  Status read_samples(std::vector<MeasurementRow>& rows) const;
   // Inside the caller's transaction.
   Status insert_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
   // Inside the caller's transaction; returns the measurement's id.

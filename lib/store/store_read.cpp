@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "store/problem_columns.hpp"
@@ -180,7 +181,7 @@ Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {
     auto more = select->step();
     if (!more)
       return Error{fmt::format("{}: cannot read measurements: {}", path_, more.error().message)};
-    if (!*more) return rows;
+    if (!*more) break;
     MeasurementRow& row = rows.emplace_back();
     row.id = select->column_int(0);
     row.run_id = select->column_int(1);
@@ -200,6 +201,27 @@ Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {
       return Error{fmt::format("{}: measurement {}: {}", path_, row.id, problem.error().message)};
     std::tie(row.shape, row.pass) = *problem;
   }
+  if (Status s = read_samples(rows); !s) return s.error();
+  return rows;
+}
+
+Status Store::read_samples(std::vector<MeasurementRow>& rows) const {
+  auto select = Statement::prepare(
+      db_.get(),
+      "SELECT measurement_id, time_s FROM samples WHERE measurement_id IN (SELECT id FROM "
+      "v_latest_measurements) ORDER BY measurement_id, sample_index");
+  if (!select) return select.error();
+  std::map<std::int64_t, std::vector<double>> samples;
+  for (;;) {
+    auto more = select->step();
+    if (!more)
+      return Error{fmt::format("{}: cannot read samples: {}", path_, more.error().message)};
+    if (!*more) break;
+    samples[select->column_int(0)].push_back(select->column_double(1));
+  }
+  for (MeasurementRow& row : rows)
+    if (auto it = samples.find(row.id); it != samples.end()) row.samples_s = std::move(it->second);
+  return Ok{};
 }
 
 Result<std::vector<CeilingRow>> Store::latest_ceilings() const {

@@ -24,5 +24,22 @@ TEST(Summarize, EvenCountsInterpolateAndOneSampleHasNoSpread) {
   EXPECT_DOUBLE_EQ(summarize({7}).relative_iqr(), 0);
 }
 
+TEST(SampleDrift, AStepBetweenTheFirstAndLastQuarterIsMeasuredSteadySamplesAreNot) {
+  // A clock stepping down after 5 of 20 samples: 3.05 ms, then 3.45 ms.
+  std::vector<double> step(20, 3.45);
+  std::fill(step.begin(), step.begin() + 5, 3.05);
+  EXPECT_NEAR(sample_drift(step), 3.45 / 3.05 - 1, 1e-12);
+  EXPECT_GT(sample_drift(step), kDriftFlag);
+  // Steady samples with noise in both quarters.
+  EXPECT_NEAR(sample_drift({3.11, 3.12, 3.10, 3.12, 3.11, 3.12, 3.13, 3.11, 3.12, 3.10, 3.12, 3.11}),
+              0, 0.01);
+  // Faster at the end (a clock coming up) is a drift too, negative.
+  std::vector<double> up(12, 1.0);
+  std::fill(up.end() - 3, up.end(), 0.9);
+  EXPECT_NEAR(sample_drift(up), -0.1, 1e-12);
+  // Too few samples to tell.
+  EXPECT_EQ(sample_drift({1, 2, 3, 4, 5, 6, 7}), 0);
+}
+
 }  // namespace
 }  // namespace fa4::bench

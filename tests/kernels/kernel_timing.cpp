@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -261,6 +262,9 @@ Status run(const Options& o) {
         std::printf("%-8s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
                     name.c_str(), t.median_s * 1e3, t.min_s * 1e3, t.max_s * 1e3, r->tflops,
                     r->reason.c_str());
+        if (const double drift = sample_drift(t.samples_s); std::abs(drift) > kDriftFlag)
+          std::printf("  warning: samples drifted %+.1f%% from the first quarter to the last\n",
+                      100 * drift);
         csv << kernel_name << "," << name << "," << causal << "," << seqlen << ","
             << t.median_s * 1e3 << "," << t.min_s * 1e3 << "," << t.max_s * 1e3 << ","
             << r->tflops << ",ok\n";

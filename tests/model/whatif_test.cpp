@@ -92,8 +92,11 @@ TEST(Whatif, SensitivityRanksTheBindingUnitFirst) {
     EXPECT_GE((*rows)[i - 1].speedup, (*rows)[i].speedup);
   EXPECT_TRUE((*rows)[0].unit == ScalableUnit::mufu || (*rows)[0].unit == ScalableUnit::clock);
   EXPECT_GT((*rows)[0].speedup, 1.05);
-  for (const auto& r : *rows)
-    if (r.unit == ScalableUnit::mma) EXPECT_NEAR(r.speedup, 1.0, 1e-9);
+  for (const auto& r : *rows) {
+    if (r.unit == ScalableUnit::mma) {
+      EXPECT_NEAR(r.speedup, 1.0, 1e-9);
+    }
+  }
 }
 
 // FA4's techniques on Hopper, measured: our fa4 grid against our fa3 on the lent H200, same run

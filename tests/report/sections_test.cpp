@@ -145,6 +145,24 @@ TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
       << s;
 }
 
+TEST_F(Sections, MeasuredFootnotesAnOkMeasurementWhoseSamplesDrifted) {
+  using testing::measurement;
+  const std::string dev = "NVIDIA H200";
+  auto steady = measurement(dev, "fa3", "ours", 1024, 600);
+  steady.samples_s = std::vector<double>(12, 1.0);
+  auto throttled = measurement(dev, "fa3", "ours", 8192, 637);
+  throttled.samples_s = std::vector<double>(20, 3.45);  // the clock stepped down after 5 samples
+  std::fill(throttled.samples_s.begin(), throttled.samples_s.begin() + 5, 3.05);
+  const std::string s = measured_section({steady, throttled});
+  EXPECT_TRUE(contains(s, "| 1024 | 32 | 16 | 600 |")) << s;
+  EXPECT_TRUE(contains(s, "| 8192 | 4 | 16 | 637 [1] |")) << s;
+  EXPECT_TRUE(contains(s, "- [1] ok, but the samples drifted by more than 5% from the first quarter "
+                          "to the last"))
+      << s;
+  EXPECT_TRUE(contains(s, "(fa3 at s8192 b4 h16).")) << s;
+  EXPECT_FALSE(contains(s, "[2]")) << s;
+}
+
 TEST_F(Sections, LadderShowsSpeedupsGemmShareAndAblations) {
   auto rows = testing::sample_measurements();  // naive and fa2 at s1024 and s8192
   rows.push_back(testing::measurement("NVIDIA H200", "fa3", "ours", 8192, 655.0));

@@ -76,8 +76,9 @@ TEST(ImportRuns, OneBadMeasurementLoadsNothing) {
 TEST(MeasurementsForReport, KeepsTheLatestOfEachProblem) {
   Store store = memory_store();
   ASSERT_TRUE(store.import_runs({imported({peer("r1/a", 4096, 500)})}).ok());
-  ASSERT_TRUE(store.import_runs({imported({peer("r2/a", 4096, 590), peer("r2/b", 8192, 600)})})
-                  .ok());
+  Measurement b = peer("r2/b", 8192, 600);
+  b.samples_s = {1.2e-3, 0.9e-3, 1.1e-3};
+  ASSERT_TRUE(store.import_runs({imported({peer("r2/a", 4096, 590), b})}).ok());
   const auto rows = store.measurements_for_report();
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows->size(), 2u);
@@ -85,6 +86,9 @@ TEST(MeasurementsForReport, KeepsTheLatestOfEachProblem) {
   EXPECT_DOUBLE_EQ(rows->at(0).tflops, 590);
   EXPECT_EQ(rows->at(0).source, "peer:torch-cudnn");
   EXPECT_EQ(rows->at(1).shape.seqlen_q, 8192);
+  // Each row carries its own samples, in the order taken (the report checks them for drift).
+  EXPECT_EQ(rows->at(0).samples_s, (std::vector<double>{1e-3, 1e-3}));
+  EXPECT_EQ(rows->at(1).samples_s, (std::vector<double>{1.2e-3, 0.9e-3, 1.1e-3}));
 }
 
 Ceiling ceiling(const std::string& unit, double value) {
