@@ -70,8 +70,9 @@ inline constexpr double kFa2ExposedSmemShare = 0.5;
 // So the softmax is all but free where it is short beside the GEMMs (hd256: S = 0.2 T) and
 // mostly exposed where it is as long (hd64: S = 0.8 T at 192-key blocks). Fitted, with the tile
 // overhead below, to our fa3 on the lent H200 over the fa3-paper sweep (hd 64/128/256, seqlen
-// 512..16k, both masks, 36 shapes; reports/h200-2026-11-23.md): every shape within 9.3%, and
-// within 7.9% of the previous day's run of the same sweep. (A fixed share of the shorter stream,
+// 512..16k, both masks, 36 shapes; data/runs/2026-11-23-h200.db): every shape within 9.3%;
+// held out, the day's final run (reports/h200-2026-11-23.md) within 8.1% and the previous day's
+// run within 7.9%. (A fixed share of the shorter stream,
 // this model's rule before, could not fit hd64 and hd256 at once: 27-32% off at hd64.)
 inline constexpr double kHopperPingPongHiddenShare = 0.27;
 
