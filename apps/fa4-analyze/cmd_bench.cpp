@@ -80,12 +80,10 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
              : r->outcome == bench::Outcome::failed ? store::MeasurementStatus::failed
                                                     : store::MeasurementStatus::skipped;
   m.reason = r->outcome == bench::Outcome::ok ? "" : r->reason;
-  if (r->timing && r->outcome == bench::Outcome::ok)
-    if (const double drift = bench::sample_drift(r->timing->samples_s);
-        std::abs(drift) > bench::kDriftFlag)
-      m.reason = drift_warning(drift);
   if (r->timing) {
     const bench::TimingStats& t = *r->timing;
+    if (const double drift = bench::sample_drift(t.samples_s); std::abs(drift) > bench::kDriftFlag)
+      m.reason = drift_warning(drift);
     m.median_s = t.median_s;
     m.p25_s = t.p25_s;
     m.p75_s = t.p75_s;

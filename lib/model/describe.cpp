@@ -1,9 +1,9 @@
 #include "model/describe.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "model/algorithm_traits.hpp"
 
 namespace fa4::model {
 
@@ -26,13 +26,11 @@ std::string prediction_text(const hw::Spec& gpu, const Prediction& p) {
   if (c.tmem_bytes > 0)
     out += fmt::format("  {:<12} {:>10.0f} bytes (cycles not modeled: no published TMEM rate)\n",
                        "tmem", c.tmem_bytes);
-  const bool pingpong = std::any_of(p.factors.begin(), p.factors.end(), [](const Factor& f) {
-    return f.name == "pingpong_hidden_share";
-  });
   if (p.algorithm != Algorithm::naive)
     out += fmt::format("\ntile time {:.0f} cycles = max(T {:.0f}, S {:.0f}) + {}\n",
                        p.tile_time_cycles, p.tensor_stream_cycles, p.softmax_stream_cycles,
-                       pingpong ? "max(0, min(T, S) - pingpong_hidden_share * max(T, S))"
+                       hides_per_longer_stream(gpu, p.algorithm)
+                           ? "max(0, min(T, S) - pingpong_hidden_share * max(T, S))"
                                 : "(1 - overlap) * min(T, S)");
   out += fmt::format("CTAs {:.0f}, tiles {:.0f}, waves {:.2f}\n", p.ctas, p.tiles, p.waves);
   out += fmt::format("\npredicted: {:.3f} ms, {:.0f} TFLOP/s, {:.1f}% of the {} peak, bound by {}\n",

@@ -72,8 +72,9 @@ inline constexpr double kFa2ExposedSmemShare = 0.5;
 // overhead below, to our fa3 on the lent H200 over the fa3-paper sweep (hd 64/128/256, seqlen
 // 512..16k, both masks, 36 shapes; data/runs/2026-11-23-h200.db): every shape within 9.3%;
 // held out, the day's final run (reports/h200-2026-11-23.md) within 8.1% and the previous day's
-// run within 7.9%. (A fixed share of the shorter stream,
-// this model's rule before, could not fit hd64 and hd256 at once: 27-32% off at hd64.)
+// run within 7.9%. (A fixed share of the shorter stream, this model's rule before, could not fit
+// hd64 and hd256 at once: 27-32% off at hd64.) The backward pass of fa3 and fa4 on Hopper takes
+// the same rule; no measurement or published figure checks it there.
 inline constexpr double kHopperPingPongHiddenShare = 0.27;
 
 // FA4 on Blackwell: tcgen05 MMA is fully asynchronous, two softmax warpgroups and a correction

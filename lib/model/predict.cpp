@@ -274,8 +274,8 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
             : cta_bytes / hbm_bytes_per_clk_per_sm(gpu) / ctas_per_sm(s, o.algorithm);
     if (is_persistent(o.algorithm) && is_hopper(gpu))
       p.factors.push_back({"tile_overhead_cycles", factors::kHopperPersistentTileOverheadCycles,
-                           "fixed cycles per work tile of a Hopper persistent kernel (Q load, "
-                           "pipeline fill and drain, epilogue)",
+                           "cycles per work tile of a Hopper persistent kernel (Q load, pipeline "
+                           "fill and drain, epilogue) up to hd128, times (d / 128)^2 above",
                            "our fa3 on H200, fa3-paper sweep (36 shapes)"});
     const Schedule plan = schedule(gpu, s, o.algorithm, o.pass, p.tile, p.tile_time_cycles, overhead);
     p.ctas = plan.ctas;

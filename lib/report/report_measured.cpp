@@ -157,11 +157,14 @@ std::string one_line(const std::string& reason) {
   return out.empty() ? "no reason recorded" : out;
 }
 
-// The note on an ok cell whose samples drifted (bench/stats.hpp, sample_drift).
-constexpr const char* kDriftNote =
-    "ok, but the samples drifted by more than 5% from the first quarter to the last: the GPU "
-    "changed speed mid-measurement (clock or power limit?), so the median describes neither "
-    "speed; compare kernels in alternating rounds (tests/kernels/kernel_timing --rounds)";
+// The note on an ok cell whose samples drifted past bench::kDriftFlag (bench/stats.hpp).
+std::string drift_note() {
+  return fmt::format(
+      "ok, but the samples drifted by more than {:.0f}% from the first quarter to the last: the "
+      "GPU changed speed mid-measurement (clock or power limit?), so the median describes neither "
+      "speed; compare kernels in alternating rounds (tests/kernels/kernel_timing --rounds)",
+      100 * bench::kDriftFlag);
+}
 
 // The reasons of one table's skipped and failed cells, and drifted ok ones, each once, with
 // where it applies.
@@ -235,7 +238,7 @@ std::string group_table(const Group& g) {
       else if (it->second->status == "ok")
         line.push_back(std::abs(bench::sample_drift(it->second->samples_s)) > bench::kDriftFlag
                            ? integer(it->second->tflops) + " " +
-                                 notes.reference(kDriftNote, label(g.kernels, k), row)
+                                 notes.reference(drift_note(), label(g.kernels, k), row)
                            : integer(it->second->tflops));
       else
         line.push_back(notes.mark(*it->second, label(g.kernels, k), row));
