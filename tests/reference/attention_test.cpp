@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -43,14 +44,15 @@ constexpr double kErrorFactor = 2.0;
 constexpr double kOutputFloor = 1e-5;
 constexpr double kLseFloor = 1e-5;
 
-void expect_close_to_oracle(const AttnInputs& in, const RowAlgorithm& candidate) {
+void expect_close_to_oracle(const AttnInputs& in, const RowAlgorithm& candidate,
+                            double output_floor = kOutputFloor) {
   ErrorSummary candidate_error, plain_error;
   for_each_row(in.shape, [&](RowId id) {
     const RowResult oracle = oracle_row(in, id);
     candidate_error.add(candidate(in, id), oracle);
     plain_error.add(low_precision_row(in, id), oracle);
   });
-  EXPECT_LE(candidate_error.o, kErrorFactor * plain_error.o + kOutputFloor)
+  EXPECT_LE(candidate_error.o, kErrorFactor * plain_error.o + output_floor)
       << describe(in.shape) << ": plain low-precision error " << plain_error.o;
   EXPECT_LE(candidate_error.lse, kErrorFactor * plain_error.lse + kLseFloor)
       << describe(in.shape) << ": plain low-precision error " << plain_error.lse;
@@ -104,6 +106,24 @@ bool all_finite(const RowResult& r) {
   return true;
 }
 
+// The float32 paths compute p = 2^(x - m) with x and m scaled logits (log2 units) rounded to
+// float32, so x - m carries up to 2^-24 |x| of rounding and p a relative error of up to
+// ln2 * 2^-24 |x|; O inherits it times |V|. The row maximum's own p (1 up to that rounding) is
+// rounded to exactly 1 for P V while the row sum keeps it, so the error shows even on rows where
+// one key takes all the weight, which is where the plain low-precision computation is exact (O = V,
+// already a bf16 value) and gives the tolerance nothing. At unit-scale inputs (|x| ~ 20) this is
+// far below kOutputFloor; at |x| ~ 10^4 it is ~4e-4 |V|. The floor is twice the bound with ln2
+// taken as 1, and never below kOutputFloor.
+double exponent_rounding_floor(const AttnInputs& in) {
+  double largest_logit_log2 = 0.0, largest_v = 0.0;
+  for_each_row(in.shape, [&](RowId id) {
+    const double lse = oracle_row(in, id).lse;
+    if (std::isfinite(lse)) largest_logit_log2 = std::max(largest_logit_log2, std::abs(lse) * kLog2e);
+  });
+  for (float v : in.v) largest_v = std::max(largest_v, double(std::abs(v)));
+  return std::max(kOutputFloor, std::ldexp(2.0, -24) * largest_logit_log2 * largest_v);
+}
+
 TEST(ReferenceEdgeCases, ExtremeLogitsStayFinite) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -117,8 +137,9 @@ TEST(ReferenceEdgeCases, ExtremeLogitsStayFinite) {
     ASSERT_TRUE(all_finite(fa4_row(in, id)));
     ASSERT_TRUE(all_finite(fa4_row(in, id, Fa4Options{.emulated_share = 1.0})));
   });
-  expect_close_to_oracle(in, kFa2);
-  expect_close_to_oracle(in, kFa4);
+  const double floor = exponent_rounding_floor(in);
+  expect_close_to_oracle(in, kFa2, floor);
+  expect_close_to_oracle(in, kFa4, floor);
 }
 
 TEST(ReferenceEdgeCases, FullyMaskedRowsGiveZeroOutputAndMinusInfinityLse) {
