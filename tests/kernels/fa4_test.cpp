@@ -104,7 +104,7 @@ TEST(Fa4ConditionalRescale, Fa4RescalesConditionallyFromSeqlen4096Only) {
   }
 }
 
-// Inputs with a large spread (stddev 8: scaled scores spread over ~12 log2 units per sigma) make
+// Inputs with a large spread (stddev 3: scaled scores spread over ~13 log2 units per sigma) make
 // later blocks raise the maximum by more than 8 often; the kernel must rescale then and still
 // match the oracle.
 TEST(Fa4ConditionalRescale, RescalesWhenTheMaximumJumpsAndStillMatchesOracle) {
