@@ -3,7 +3,6 @@
 // detected GPU's hardware model. Without a CUDA device it says so and exits 1.
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -82,7 +81,7 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
   m.reason = r->outcome == bench::Outcome::ok ? "" : r->reason;
   if (r->timing) {
     const bench::TimingStats& t = *r->timing;
-    if (const double drift = bench::sample_drift(t.samples_s); std::abs(drift) > bench::kDriftFlag)
+    if (const double drift = bench::sample_drift(t.samples_s); bench::drift_flagged(drift))
       m.reason = drift_warning(drift);
     m.median_s = t.median_s;
     m.p25_s = t.p25_s;

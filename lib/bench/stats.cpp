@@ -33,6 +33,8 @@ double sample_drift(const std::vector<double>& samples_s) {
   return first > 0 ? last / first - 1 : 0;
 }
 
+bool drift_flagged(double drift) { return std::abs(drift) > kDriftFlag; }
+
 TimingStats summarize(std::vector<double> samples_s) {
   std::vector<double> sorted = samples_s;
   std::sort(sorted.begin(), sorted.end());

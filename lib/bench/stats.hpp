@@ -21,6 +21,7 @@ struct TimingStats {
 double sample_drift(const std::vector<double>& samples_s);
 // The drift (either way) past which a measurement is flagged: the target IQR is 2%.
 inline constexpr double kDriftFlag = 0.05;
+bool drift_flagged(double drift);  // |drift| > kDriftFlag
 
 // Quartiles by linear interpolation between order statistics. `samples_s` must not be empty.
 TimingStats summarize(std::vector<double> samples_s);

@@ -4,7 +4,6 @@
 // to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -236,7 +235,7 @@ std::string group_table(const Group& g) {
       if (it == cells.end())
         line.push_back("—");
       else if (it->second->status == "ok")
-        line.push_back(std::abs(bench::sample_drift(it->second->samples_s)) > bench::kDriftFlag
+        line.push_back(bench::drift_flagged(bench::sample_drift(it->second->samples_s))
                            ? integer(it->second->tflops) + " " +
                                  notes.reference(drift_note(), label(g.kernels, k), row)
                            : integer(it->second->tflops));

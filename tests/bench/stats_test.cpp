@@ -41,5 +41,12 @@ TEST(SampleDrift, AStepBetweenTheFirstAndLastQuarterIsMeasuredSteadySamplesAreNo
   EXPECT_EQ(sample_drift({1, 2, 3, 4, 5, 6, 7}), 0);
 }
 
+TEST(SampleDrift, FlaggedPastFivePercentEitherWay) {
+  EXPECT_TRUE(drift_flagged(0.051));
+  EXPECT_TRUE(drift_flagged(-0.1));
+  EXPECT_FALSE(drift_flagged(kDriftFlag));
+  EXPECT_FALSE(drift_flagged(-0.02));
+}
+
 }  // namespace
 }  // namespace fa4::bench

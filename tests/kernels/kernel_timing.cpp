@@ -18,7 +18,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -232,43 +231,43 @@ Status run(const Options& o) {
     for (bool causal : o.causal)
       for (int round = 0; round < o.rounds; ++round)
         for (const kernels::Kernel* kernel : selected) {
-        const AttnShape shape{.batch = o.tokens / seqlen,
-                              .heads_q = o.hidden / o.headdim,
-                              .heads_kv = o.hidden / o.headdim,
-                              .seqlen_q = seqlen,
-                              .seqlen_k = seqlen,
-                              .headdim = o.headdim,
-                              .headdim_v = o.headdim,
-                              .causal = causal,
-                              .dtype = o.dtype};
-        const std::string name = describe(shape);
-        const std::string kernel_name(kernel->name);
-        Result<bench::AttentionRun> r = bench::run_attention(*kernel, shape, *device, *timer,
-                                                             seed + std::uint64_t(seqlen));
-        if (!r) return r.error();
-        if (r->outcome == bench::Outcome::skipped) {
-          std::printf("%-8s %-34s skipped: %s\n", kernel_name.c_str(), name.c_str(),
+          const AttnShape shape{.batch = o.tokens / seqlen,
+                                .heads_q = o.hidden / o.headdim,
+                                .heads_kv = o.hidden / o.headdim,
+                                .seqlen_q = seqlen,
+                                .seqlen_k = seqlen,
+                                .headdim = o.headdim,
+                                .headdim_v = o.headdim,
+                                .causal = causal,
+                                .dtype = o.dtype};
+          const std::string name = describe(shape);
+          const std::string kernel_name(kernel->name);
+          Result<bench::AttentionRun> r = bench::run_attention(*kernel, shape, *device, *timer,
+                                                               seed + std::uint64_t(seqlen));
+          if (!r) return r.error();
+          if (r->outcome == bench::Outcome::skipped) {
+            std::printf("%-8s %-34s skipped: %s\n", kernel_name.c_str(), name.c_str(),
+                        r->reason.c_str());
+            continue;
+          }
+          if (r->outcome == bench::Outcome::failed) {
+            std::printf("%-8s %-34s not timed: %s\n", kernel_name.c_str(), name.c_str(),
+                        r->reason.c_str());
+            csv << kernel_name << "," << name << "," << causal << "," << seqlen
+                << ",,,,,check failed\n";
+            continue;
+          }
+          const bench::TimingStats& t = *r->timing;
+          std::printf("%-8s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
+                      name.c_str(), t.median_s * 1e3, t.min_s * 1e3, t.max_s * 1e3, r->tflops,
                       r->reason.c_str());
-          continue;
+          if (const double drift = sample_drift(t.samples_s); drift_flagged(drift))
+            std::printf("  warning: samples drifted %+.1f%% from the first quarter to the last\n",
+                        100 * drift);
+          csv << kernel_name << "," << name << "," << causal << "," << seqlen << ","
+              << t.median_s * 1e3 << "," << t.min_s * 1e3 << "," << t.max_s * 1e3 << ","
+              << r->tflops << ",ok\n";
         }
-        if (r->outcome == bench::Outcome::failed) {
-          std::printf("%-8s %-34s not timed: %s\n", kernel_name.c_str(), name.c_str(),
-                      r->reason.c_str());
-          csv << kernel_name << "," << name << "," << causal << "," << seqlen
-              << ",,,,,check failed\n";
-          continue;
-        }
-        const bench::TimingStats& t = *r->timing;
-        std::printf("%-8s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
-                    name.c_str(), t.median_s * 1e3, t.min_s * 1e3, t.max_s * 1e3, r->tflops,
-                    r->reason.c_str());
-        if (const double drift = sample_drift(t.samples_s); std::abs(drift) > kDriftFlag)
-          std::printf("  warning: samples drifted %+.1f%% from the first quarter to the last\n",
-                      100 * drift);
-        csv << kernel_name << "," << name << "," << causal << "," << seqlen << ","
-            << t.median_s * 1e3 << "," << t.min_s * 1e3 << "," << t.max_s * 1e3 << ","
-            << r->tflops << ",ok\n";
-      }
   if (!o.csv.empty()) {
     const bool fresh = !std::ifstream(o.csv).good();
     std::ofstream csv_file(o.csv, std::ios::app);
