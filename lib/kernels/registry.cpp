@@ -41,6 +41,13 @@ constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }
 
+std::vector<const Kernel*> kernels_for(Pass pass) {
+  std::vector<const Kernel*> kernels;
+  for (const Kernel* kernel : kAllKernels)
+    if (kernel->pass == pass) kernels.push_back(kernel);
+  return kernels;
+}
+
 const Kernel* find_kernel(std::string_view name) {
   for (const Kernel* kernel : kAllKernels)
     if (kernel->name == name) return kernel;

@@ -1,7 +1,7 @@
-// The kernel registry: the single list of attention forward kernels that the CLI, the harness, the
-// tests and the report iterate. Plain C++ (no CUDA headers): a Kernel is a name, a summary, the
-// oldest GPU it runs on, a check that says why a shape cannot run, the scratch memory it needs, and
-// a launch function taking device pointers and an opaque stream.
+// The kernel registry: the single list of attention kernels, forward and backward, that the CLI,
+// the harness, the tests and the report iterate. Plain C++ (no CUDA headers): a Kernel is a name, a
+// summary, the oldest GPU it runs on, a check that says why a shape cannot run, the scratch memory
+// it needs, a launch function taking device pointers and an opaque stream, and its pass.
 //
 // Adding a kernel: write lib/kernels/<name>.cu defining `const Kernel <name>_kernel`, then add one
 // declaration and one table entry in registry.cpp.
@@ -11,6 +11,9 @@
 // O [batch][heads_q][seqlen_q][headdim_v] in shape.dtype, contiguous; LSE [batch][heads_q]
 // [seqlen_q] float32, natural log. Softmax scale 1/sqrt(headdim); causal is bottom-right aligned;
 // fully masked rows get O = 0 and LSE = -inf.
+// Backward kernels (pass bwd) read Q, K, V, O, LSE and dO (laid out as O) and write dQ (as Q), dK
+// (as K) and dV (as V) in shape.dtype; with GQA/MQA dK and dV are summed over each query-head
+// group. Fully masked rows contribute nothing.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/shape.hpp"
@@ -46,6 +50,11 @@ struct AttnBuffers {
   void* o = nullptr;
   float* lse = nullptr;
   void* workspace = nullptr;  // at least workspace_bytes(shape) bytes, 256-byte aligned
+  // The backward pass's tensors (unused by forward kernels).
+  const void* dout = nullptr;
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
 };
 
 struct Kernel {
@@ -56,12 +65,14 @@ struct Kernel {
   std::optional<std::string> (*unsupported_reason)(const AttnShape& shape,
                                                    const DeviceCaps& device);
   std::size_t (*workspace_bytes)(const AttnShape& shape);
-  // Enqueues the forward pass on `stream`; launch and library errors come back as values.
+  // Enqueues the kernel's pass on `stream`; launch and library errors come back as values.
   // Asynchronous: errors inside the kernel surface at the next synchronization.
   Status (*launch)(const AttnShape& shape, const AttnBuffers& buffers, Stream stream);
+  Pass pass = Pass::fwd;  // forward (O, LSE from Q, K, V) or backward (dQ, dK, dV)
 };
 
 std::span<const Kernel* const> all_kernels();
+std::vector<const Kernel*> kernels_for(Pass pass);  // the registered kernels of one pass
 const Kernel* find_kernel(std::string_view name);  // nullptr when no kernel has that name
 
 // min_sm and the kernel's own check together: nullopt when `kernel` can run `shape` on `device`.

@@ -213,7 +213,7 @@ Status run(const Options& o) {
     if (Status s = print_ceilings(*timer, o, csv); !s) return s;
 
   std::vector<const kernels::Kernel*> selected;
-  for (const kernels::Kernel* k : kernels::all_kernels())
+  for (const kernels::Kernel* k : kernels::kernels_for(Pass::fwd))
     if (o.kernels.empty() ||
         std::find(o.kernels.begin(), o.kernels.end(), std::string(k->name)) != o.kernels.end())
       selected.push_back(k);
