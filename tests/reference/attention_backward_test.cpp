@@ -10,34 +10,21 @@
 #include <functional>
 #include <limits>
 #include <ostream>
-#include <random>
 #include <string>
 
 #include "reference/half_float.hpp"
+#include "reference_cases.hpp"
 
 namespace fa4::reference {
 namespace {
 
-AttnShape make_shape(std::int64_t batch, std::int64_t heads_q, std::int64_t heads_kv,
-                     std::int64_t seqlen_q, std::int64_t seqlen_k, std::int64_t headdim,
-                     std::int64_t headdim_v, bool causal, Dtype dtype = Dtype::bf16) {
-  return AttnShape{.batch = batch,
-                   .heads_q = heads_q,
-                   .heads_kv = heads_kv,
-                   .seqlen_q = seqlen_q,
-                   .seqlen_k = seqlen_k,
-                   .headdim = headdim,
-                   .headdim_v = headdim_v,
-                   .causal = causal,
-                   .dtype = dtype};
-}
+using testing::for_each_row;
+using testing::fresh_seed;
+using testing::make_shape;
 
-std::uint64_t fresh_seed() { return std::random_device{}(); }
-
-void for_each_query_row(const AttnShape& s, const std::function<void(RowId)>& visit) {
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t h = 0; h < s.heads_q; ++h)
-      for (std::int64_t i = 0; i < s.seqlen_q; ++i) visit(RowId{b, h, i});
+AttnShape with_batch(AttnShape shape, std::int64_t batch) {
+  shape.batch = batch;
+  return shape;
 }
 
 void for_each_key_row(const AttnShape& s, const std::function<void(KeyRowId)>& visit) {
@@ -60,7 +47,7 @@ bool all_finite(const std::vector<double>& values) {
 // the oracle's gradients are those of loss = sum(dO o O) up to float32 rounding of O and LSE.
 BwdInputs inputs_with_float32_forward(const AttnShape& shape, std::uint64_t seed) {
   BwdInputs in = random_bwd_inputs(shape, seed);
-  for_each_query_row(shape, [&](RowId id) {
+  for_each_row(shape, [&](RowId id) {
     const std::vector<double> o = oracle_row(in.attn, id).o;
     const std::int64_t first = query_row_index(shape, id) * shape.headdim_v;
     for (std::size_t c = 0; c < o.size(); ++c) in.o[std::size_t(first) + c] = float(o[c]);
@@ -124,7 +111,7 @@ TEST_P(OracleMatchesFiniteDifferences, ForDqDkDv) {
     BwdInputs in = inputs_with_float32_forward(s, seed);
     double worst_dq = 0.0, worst_dk = 0.0, worst_dv = 0.0;
 
-    for_each_query_row(s, [&](RowId id) {
+    for_each_row(s, [&](RowId id) {
       const std::vector<double> dq = oracle_dq_row(in, id);
       ASSERT_EQ(dq.size(), std::size_t(s.headdim));
       for (std::int64_t c = 0; c < s.headdim; ++c) {
@@ -166,15 +153,16 @@ TEST_P(OracleMatchesFiniteDifferences, ForDqDkDv) {
 
 INSTANTIATE_TEST_SUITE_P(
     SmallShapes, OracleMatchesFiniteDifferences,
-    ::testing::Values(FdCase{"noncausal_q_shorter_dv_differs",
-                             make_shape(2, 2, 2, 7, 13, 16, 8, false)},
-                      FdCase{"noncausal_q_longer", make_shape(1, 2, 2, 20, 6, 8, 8, false)},
-                      FdCase{"causal_square", make_shape(1, 2, 2, 12, 12, 8, 12, true)},
-                      FdCase{"causal_q_shorter", make_shape(1, 2, 2, 9, 17, 12, 12, true)},
-                      FdCase{"causal_q_longer_masked_rows", make_shape(1, 2, 2, 17, 9, 8, 8, true)},
-                      FdCase{"gqa_causal", make_shape(1, 4, 2, 10, 14, 8, 8, true)},
-                      FdCase{"mqa_noncausal", make_shape(2, 3, 1, 8, 5, 16, 16, false)},
-                      FdCase{"mqa_causal_q_longer", make_shape(1, 3, 1, 15, 10, 8, 8, true)}),
+    ::testing::Values(
+        FdCase{"noncausal_q_shorter_dv_differs",
+               with_batch(make_shape(2, 2, 7, 13, 16, 8, false, Dtype::bf16), 2)},
+        FdCase{"noncausal_q_longer", make_shape(2, 2, 20, 6, 8, 8, false, Dtype::bf16)},
+        FdCase{"causal_square", make_shape(2, 2, 12, 12, 8, 12, true, Dtype::bf16)},
+        FdCase{"causal_q_shorter", make_shape(2, 2, 9, 17, 12, 12, true, Dtype::bf16)},
+        FdCase{"causal_q_longer_masked_rows", make_shape(2, 2, 17, 9, 8, 8, true, Dtype::bf16)},
+        FdCase{"gqa_causal", make_shape(4, 2, 10, 14, 8, 8, true, Dtype::bf16)},
+        FdCase{"mqa_noncausal", with_batch(make_shape(3, 1, 8, 5, 16, 16, false, Dtype::bf16), 2)},
+        FdCase{"mqa_causal_q_longer", make_shape(3, 1, 15, 10, 8, 8, true, Dtype::bf16)}),
     [](const auto& info) { return info.param.name; });
 
 // ---- Fully masked rows -----------------------------------------------------------------------
@@ -185,11 +173,11 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(BackwardMaskedRows, GetZeroDqAndDoNotReachDkDv) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const AttnShape s = make_shape(1, 4, 2, 20, 8, 16, 16, true);
+  const AttnShape s = make_shape(4, 2, 20, 8, 16, 16, true, Dtype::bf16);
   const std::int64_t masked_rows = s.seqlen_q - s.seqlen_k;
   const BwdInputs in = random_bwd_inputs(s, seed);
 
-  for_each_query_row(s, [&](RowId id) {
+  for_each_row(s, [&](RowId id) {
     for (const std::vector<double>& dq : {oracle_dq_row(in, id), low_precision_dq_row(in, id)}) {
       if (id.row < masked_rows) {
         EXPECT_EQ(in.lse[std::size_t(query_row_index(s, id))], -INFINITY);
@@ -202,7 +190,7 @@ TEST(BackwardMaskedRows, GetZeroDqAndDoNotReachDkDv) {
 
   BwdInputs poisoned = in;
   constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-  for_each_query_row(s, [&](RowId id) {
+  for_each_row(s, [&](RowId id) {
     if (id.row >= masked_rows) return;
     const std::int64_t row = query_row_index(s, id);
     std::fill_n(poisoned.attn.q.begin() + row * s.headdim, s.headdim, kNaN);
@@ -238,7 +226,7 @@ double largest_magnitude(const std::vector<double>& values) {
 
 Distances low_precision_distances(const BwdInputs& in) {
   Distances d;
-  for_each_query_row(in.attn.shape, [&](RowId id) {
+  for_each_row(in.attn.shape, [&](RowId id) {
     const std::vector<double> oracle = oracle_dq_row(in, id);
     d.dq = std::max(d.dq, max_abs_diff(low_precision_dq_row(in, id), oracle));
     d.largest_dq = std::max(d.largest_dq, largest_magnitude(oracle));
@@ -266,7 +254,7 @@ TEST_P(LowPrecisionDistance, IsNonZeroAndAFewRoundingsAtMost) {
   constexpr double kRoundings = 16.0;
   for (bool causal : {false, true}) {
     const std::uint64_t seed = fresh_seed();
-    const AttnShape s = make_shape(1, 4, 2, 48, 64, 32, 32, causal, dtype);
+    const AttnShape s = make_shape(4, 2, 48, 64, 32, 32, causal, dtype);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(s));
     const Distances d = low_precision_distances(random_bwd_inputs(s, seed));
     EXPECT_GT(d.dq, 0.0);
@@ -294,11 +282,11 @@ std::vector<float> to_float(const std::vector<double>& values, Dtype dtype) {
 TEST(GradCheck, PassesRoundedOracleAndPlainFailsLargeErrorsAndNaN) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const AttnShape s = make_shape(1, 2, 1, 24, 30, 16, 16, true);
+  const AttnShape s = make_shape(2, 1, 24, 30, 16, 16, true, Dtype::bf16);
   const BwdInputs in = random_bwd_inputs(s, seed);
   GradCheck rounded_oracle, plain_as_kernel, off_by_much, with_nan;
   double largest = 0.0, worst_plain = 0.0;
-  for_each_query_row(s, [&](RowId id) {
+  for_each_row(s, [&](RowId id) {
     const std::vector<double> oracle = oracle_dq_row(in, id);
     const std::vector<double> plain = low_precision_dq_row(in, id);
     largest = std::max(largest, largest_magnitude(oracle));
@@ -342,7 +330,7 @@ TEST(GradCheck, ToleranceIsTwicePlainPlusOneRoundingOfTheLargestEntry) {
 TEST(BackwardInputs, ComeFromTheForwardOracleAndAreDeterministic) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const AttnShape s = make_shape(2, 4, 2, 11, 19, 16, 8, true, Dtype::fp16);
+  const AttnShape s = with_batch(make_shape(4, 2, 11, 19, 16, 8, true, Dtype::fp16), 2);
   const BwdInputs in = random_bwd_inputs(s, seed);
   const AttnInputs attn = random_inputs(s, seed);
   EXPECT_EQ(in.attn.q, attn.q);
@@ -354,7 +342,7 @@ TEST(BackwardInputs, ComeFromTheForwardOracleAndAreDeterministic) {
   for (float x : in.dout) ASSERT_EQ(x, round_to(x, s.dtype));
   EXPECT_NE(std::vector<float>(in.dout.begin(), in.dout.begin() + 8),
             std::vector<float>(attn.q.begin(), attn.q.begin() + 8));
-  for_each_query_row(s, [&](RowId id) {
+  for_each_row(s, [&](RowId id) {
     const RowResult forward = oracle_row(in.attn, id);
     const std::int64_t row = query_row_index(s, id);
     EXPECT_EQ(in.lse[std::size_t(row)], float(forward.lse));
@@ -368,7 +356,7 @@ TEST(BackwardInputs, ComeFromTheForwardOracleAndAreDeterministic) {
   EXPECT_EQ(again.o, in.o);
   EXPECT_EQ(again.lse, in.lse);
   EXPECT_NE(random_bwd_inputs(s, seed + 1).dout, in.dout);
-  for_each_query_row(s, [&](RowId id) {
+  for_each_row(s, [&](RowId id) {
     EXPECT_EQ(oracle_dq_row(again, id), oracle_dq_row(in, id));
     EXPECT_EQ(low_precision_dq_row(again, id), low_precision_dq_row(in, id));
   });
