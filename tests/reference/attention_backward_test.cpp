@@ -278,7 +278,7 @@ std::vector<float> to_float(const std::vector<double>& values, Dtype dtype) {
 }
 
 // A kernel that returns the oracle rounded to the dtype, or the plain computation itself, passes;
-// one off by more than the tolerance, or with a NaN, fails.
+// one off by more than the tolerance, with a NaN, or checked against a plain row with a NaN, fails.
 TEST(GradCheck, PassesRoundedOracleAndPlainFailsLargeErrorsAndNaN) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -314,6 +314,13 @@ TEST(GradCheck, PassesRoundedOracleAndPlainFailsLargeErrorsAndNaN) {
   kernel[0] = std::numeric_limits<float>::quiet_NaN();
   with_nan.add(kernel, plain, oracle);
   EXPECT_FALSE(with_nan.passed(s.dtype));
+
+  // A plain row with a NaN (an overflow in the dtype) leaves nothing to calibrate against.
+  GradCheck uncalibrated;
+  std::vector<double> broken_plain = plain;
+  broken_plain[0] = std::numeric_limits<double>::quiet_NaN();
+  uncalibrated.add(to_float(oracle, s.dtype), broken_plain, oracle);
+  EXPECT_FALSE(uncalibrated.passed(s.dtype)) << uncalibrated.summary("dQ", s.dtype);
 }
 
 TEST(GradCheck, ToleranceIsTwicePlainPlusOneRoundingOfTheLargestEntry) {
