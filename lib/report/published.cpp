@@ -1,9 +1,10 @@
 #include "report/published.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <fstream>
-
-#include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/sweep.hpp"
@@ -19,7 +20,86 @@ Result<std::string> string_at(const json& o, const char* key, const std::string&
   return o.at(key).get<std::string>();
 }
 
-Result<PublishedFigure> parse_figure(const json& f, const std::string& where) {
+using Origins = std::map<std::string, Provenance, std::less<>>;
+
+std::string optional_string(const json& o, const char* key) {
+  return o.contains(key) && o.at(key).is_string() ? o.at(key).get<std::string>() : "";
+}
+
+std::int64_t optional_positive(const json& o, const char* key) {
+  return o.contains(key) && o.at(key).is_number_integer() ? o.at(key).get<std::int64_t>() : 0;
+}
+
+Result<Provenance> parse_origin(const json& o, const std::string& where) {
+  if (!o.is_object()) return Error{fmt::format("{}: expected an object", where)};
+  Provenance p;
+  const std::pair<const char*, std::string*> required[] = {{"repository", &p.repository},
+                                                           {"software", &p.software},
+                                                           {"flop_convention", &p.flop_convention}};
+  for (const auto& [key, field] : required) {
+    auto text = string_at(o, key, where);
+    if (!text) return text.error();
+    *field = *text;
+  }
+  p.path = optional_string(o, "path");
+  p.pull_request = optional_positive(o, "pull_request");
+  p.issue = optional_positive(o, "issue");
+  p.commit = optional_string(o, "commit");
+  p.date = optional_string(o, "date");
+  if (p.path.empty() && p.pull_request <= 0 && p.issue <= 0)
+    return Error{
+        fmt::format("{}: name where the figures were read: \"path\", \"pull_request\" "
+                    "or \"issue\" (a positive number)",
+                    where)};
+  if (p.commit.empty() && p.date.empty())
+    return Error{fmt::format("{}: name when: \"commit\" or \"date\"", where)};
+  return p;
+}
+
+Result<Origins> parse_origins(const json& doc, const std::string& origin) {
+  Origins origins;
+  if (!doc.contains("origins")) return origins;
+  if (!doc.at("origins").is_object())
+    return Error{fmt::format("{}/origins: expected an object of named origins", origin)};
+  for (const auto& [name, o] : doc.at("origins").items()) {
+    auto p = parse_origin(o, fmt::format("{}/origins/{}", origin, name));
+    if (!p) return p.error();
+    origins.emplace(name, *p);
+  }
+  return origins;
+}
+
+// A figure read from an origin is copied as published: it names its role, and one with a
+// sliding window (which the model has not) names no modeled algorithm.
+Status parse_record_fields(const json& f, const Origins& origins, const std::string& where,
+                           PublishedFigure& fig) {
+  if (f.contains("sliding_window")) {
+    fig.sliding_window = optional_positive(f, "sliding_window");
+    if (fig.sliding_window <= 0)
+      return Error{fmt::format("{}/sliding_window: expected a positive integer", where)};
+    if (fig.modeled_as)
+      return Error{
+          fmt::format("{}/modeled_as: the model has no sliding window; drop modeled_as "
+                      "from a figure with a sliding_window",
+                      where)};
+  }
+  if (!f.contains("origin")) return Ok{};
+  auto name = string_at(f, "origin", where);
+  if (!name) return name.error();
+  const auto it = origins.find(*name);
+  if (it == origins.end())
+    return Error{fmt::format("{}/origin: \"{}\" is not one of the file's origins; add it there",
+                             where, *name)};
+  fig.provenance = it->second;
+  if (fig.role != "fit" && fig.role != "held_out")
+    return Error{fmt::format(
+        "{}/role: a figure with an origin says \"fit\" or \"held_out\", chosen before fitting",
+        where)};
+  return Ok{};
+}
+
+Result<PublishedFigure> parse_figure(const json& f, const Origins& origins,
+                                     const std::string& where) {
   PublishedFigure fig;
   auto gpu = string_at(f, "gpu", where);
   if (!gpu) return gpu.error();
@@ -31,7 +111,8 @@ Result<PublishedFigure> parse_figure(const json& f, const std::string& where) {
   if (!parsed_pass) return Error{fmt::format("{}/pass: {}", where, parsed_pass.error().message)};
   if (!f.contains("tflops") || !f.at("tflops").is_number() || f.at("tflops").get<double>() <= 0)
     return Error{fmt::format("{}/tflops: expected a positive number", where)};
-  if (!f.contains("shape")) return Error{fmt::format("{}/shape: missing; expected an object", where)};
+  if (!f.contains("shape"))
+    return Error{fmt::format("{}/shape: missing; expected an object", where)};
   auto shape = parse_shape(f.at("shape"), where + "/shape");
   if (!shape) return shape.error();
   fig.gpu = *gpu;
@@ -43,17 +124,20 @@ Result<PublishedFigure> parse_figure(const json& f, const std::string& where) {
     auto name = string_at(f, "modeled_as", where);
     if (!name) return name.error();
     auto algorithm = model::parse_algorithm(*name);
-    if (!algorithm) return Error{fmt::format("{}/modeled_as: {}", where, algorithm.error().message)};
+    if (!algorithm)
+      return Error{fmt::format("{}/modeled_as: {}", where, algorithm.error().message)};
     fig.modeled_as = *algorithm;
   }
   if (f.contains("role")) {
     auto role = string_at(f, "role", where);
     if (!role) return role.error();
-    if (*role != "fitted" && *role != "target")
-      return Error{fmt::format("{}/role: expected \"fitted\" or \"target\"", where)};
+    if (*role != "fitted" && *role != "target" && *role != "fit" && *role != "held_out")
+      return Error{
+          fmt::format("{}/role: expected \"fitted\", \"target\", \"fit\" or \"held_out\"", where)};
     fig.role = *role;
   }
-  if (f.contains("note") && f.at("note").is_string()) fig.note = f.at("note").get<std::string>();
+  fig.note = optional_string(f, "note");
+  if (auto ok = parse_record_fields(f, origins, where, fig); !ok) return ok.error();
   return fig;
 }
 
@@ -75,9 +159,12 @@ Result<std::vector<PublishedFigure>> load_published(const std::filesystem::path&
   if (!citation) return citation.error();
   if (!doc.contains("figures") || !doc.at("figures").is_array())
     return Error{fmt::format("{}/figures: expected an array", origin)};
+  auto origins = parse_origins(doc, origin);
+  if (!origins) return origins.error();
   std::vector<PublishedFigure> figures;
   for (std::size_t i = 0; i < doc.at("figures").size(); ++i) {
-    auto fig = parse_figure(doc.at("figures")[i], fmt::format("{}/figures/{}", origin, i));
+    auto fig =
+        parse_figure(doc.at("figures")[i], *origins, fmt::format("{}/figures/{}", origin, i));
     if (!fig) return fig.error();
     fig->source = *source;
     fig->citation = *citation;
@@ -91,7 +178,8 @@ Result<std::vector<PublishedFigure>> load_published_dir(const std::filesystem::p
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
     if (entry.path().extension() == ".json") files.push_back(entry.path());
-  if (ec) return Error{fmt::format("{}: cannot list published figures: {}", dir.string(), ec.message())};
+  if (ec)
+    return Error{fmt::format("{}: cannot list published figures: {}", dir.string(), ec.message())};
   std::sort(files.begin(), files.end());
   std::vector<PublishedFigure> all;
   for (const auto& file : files) {

@@ -99,6 +99,16 @@ TEST_F(Import, PublishedFiguresGoToThePublishedTable) {
   EXPECT_EQ(count("SELECT COUNT(*) FROM published"), n);
 }
 
+TEST_F(Import, ARecordFileWithOriginsAndGqaFp8FiguresLoadsWhole) {
+  const Outcome o =
+      run("--db r.db import " FA4_SOURCE_DIR "/data/published/record/cudnn-frontend-h200.json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("56 published figures recorded"));
+  EXPECT_EQ(count("SELECT COUNT(*) FROM published WHERE source = 'published:cudnn-frontend-h200' "
+                  "AND heads_kv = 8 AND dtype = 'fp8'"),
+            "20\n");
+}
+
 TEST_F(Import, AMissingFileIsNamed) {
   const Outcome o = run("--db r.db import nowhere.jsonl");
   EXPECT_EQ(o.code, 1);

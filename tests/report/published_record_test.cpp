@@ -1,0 +1,186 @@
+// The published record (data/published/record/*.json): every shipped file loads, every figure
+// names where it was read and its role, at least half of each file is held out by the rule its
+// header states, and every GPU is a shipped hardware model or one listed here as having none.
+// Also the loader's refusals of a malformed record. The record lives in its own folder so that the
+// report (and its golden test) and the model's regression guard, which load data/published/*.json,
+// see none of it until a model factor is fitted to it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "hw/loader.hpp"
+#include "report/published.hpp"
+
+namespace fa4::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kPublished = fs::path(FA4_SOURCE_DIR) / "data" / "published";
+const fs::path kRecord = kPublished / "record";
+
+// GPUs the record names that have no file in models/: GB300 (no model ships), and "sm100" where a
+// pull request names the architecture but not the GPU (B200 or GB200).
+const std::set<std::string> kGpusWithoutModel = {"gb300", "sm100"};
+
+std::vector<fs::path> json_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<PublishedFigure> load_or_fail(const fs::path& file) {
+  auto figures = load_published(file);
+  EXPECT_TRUE(figures.ok()) << (figures.ok() ? "" : figures.error().message);
+  return figures.ok() ? *figures : std::vector<PublishedFigure>{};
+}
+
+TEST(PublishedRecord, EveryShippedFileLoads) {
+  int files = 0;
+  for (const fs::path& dir : {kPublished, kRecord}) {
+    for (const auto& file : json_files(dir)) {
+      EXPECT_FALSE(load_or_fail(file).empty()) << file;
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 9);  // the three measured/paper files and six record files
+}
+
+TEST(PublishedRecord, EveryFigureNamesItsOriginAndRole) {
+  for (const auto& file : json_files(kRecord)) {
+    for (const auto& f : load_or_fail(file)) {
+      const std::string what = file.filename().string() + " " + f.kernel + " " + describe(f.shape);
+      ASSERT_TRUE(f.provenance.has_value()) << what;
+      const Provenance& p = *f.provenance;
+      EXPECT_FALSE(p.repository.empty()) << what;
+      EXPECT_TRUE(!p.path.empty() || p.pull_request > 0 || p.issue > 0) << what;
+      EXPECT_TRUE(!p.commit.empty() || !p.date.empty()) << what;
+      EXPECT_FALSE(p.software.empty()) << what;
+      EXPECT_FALSE(p.flop_convention.empty()) << what;
+      EXPECT_TRUE(f.role == "fit" || f.role == "held_out") << what << ": " << f.role;
+      EXPECT_FALSE(f.source.empty() || f.citation.empty()) << what;
+    }
+  }
+}
+
+TEST(PublishedRecord, AtLeastHalfOfEachFileIsHeldOut) {
+  for (const auto& file : json_files(kRecord)) {
+    const auto figures = load_or_fail(file);
+    const auto held = std::count_if(figures.begin(), figures.end(),
+                                    [](const PublishedFigure& f) { return f.role == "held_out"; });
+    EXPECT_GE(2 * held, static_cast<long>(figures.size())) << file;
+  }
+}
+
+// The role rule of every record file's header: within a series (origin, GPU, kernel, pass, dtype,
+// mask, heads, head dims, sliding window), in increasing seqlen, held_out, fit, held_out, ...
+TEST(PublishedRecord, RolesFollowTheStatedRule) {
+  using Series = std::tuple<std::string, std::string, std::string, Pass, Dtype, bool, std::int64_t,
+                            std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  for (const auto& file : json_files(kRecord)) {
+    std::map<Series, std::vector<PublishedFigure>> series;
+    for (const auto& f : load_or_fail(file)) {
+      const AttnShape& s = f.shape;
+      const Provenance& p = f.provenance.value_or(Provenance{});
+      const std::string origin = p.repository + p.path + std::to_string(p.pull_request) +
+                                 std::to_string(p.issue) + p.commit + p.date;
+      series[{origin, f.gpu, f.kernel, f.pass, s.dtype, s.causal, s.heads_q, s.heads_kv, s.headdim,
+              s.headdim_v, f.sliding_window}]
+          .push_back(f);
+    }
+    for (auto& [key, members] : series) {
+      std::sort(members.begin(), members.end(),
+                [](const auto& a, const auto& b) { return a.shape.seqlen_q < b.shape.seqlen_q; });
+      for (std::size_t i = 0; i < members.size(); ++i)
+        EXPECT_EQ(members[i].role, i % 2 == 0 ? "held_out" : "fit")
+            << file.filename() << " " << members[i].kernel << " " << describe(members[i].shape);
+    }
+  }
+}
+
+TEST(PublishedRecord, EveryGpuIsAShippedModelOrListedAsHavingNone) {
+  auto specs = hw::load_all_specs(fs::path(FA4_SOURCE_DIR) / "models");
+  ASSERT_TRUE(specs.ok()) << specs.error().message;
+  for (const auto& file : json_files(kRecord)) {
+    for (const auto& f : load_or_fail(file)) {
+      const bool modeled = hw::find_spec(*specs, f.gpu).ok();
+      EXPECT_NE(modeled, kGpusWithoutModel.count(f.gpu) == 1) << file.filename() << ": " << f.gpu;
+    }
+  }
+}
+
+// A figure file written to a temporary folder; removed with the fixture.
+class MalformedRecord : public ::testing::Test {
+ protected:
+  fs::path dir_ =
+      fs::temp_directory_path() / (std::string("fa4-record-") +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  void SetUp() override { fs::create_directories(dir_); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The loader's error for a file with one origin `origin` and one figure with `fields` added.
+  std::string error_for(const std::string& origin, const std::string& fields) {
+    const fs::path file = dir_ / "record.json";
+    std::ofstream(file) << R"({"source": "published:test", "citation": "test", "origins": {"o": )"
+                        << origin << R"(}, "figures": [{"gpu": "b200", "kernel": "cudnn", )"
+                        << R"("pass": "fwd", "shape": {"batch": 1, "heads": 8, "seqlen": 1024, )"
+                        << R"("headdim": 128}, "tflops": 100)" << fields << "}]}";
+    auto figures = load_published(file);
+    return figures.ok() ? "" : figures.error().message;
+  }
+};
+
+const std::string kOrigin =
+    R"({"repository": "r/r", "path": "p.csv", "commit": "c", "software": "s", )"
+    R"("flop_convention": "4bhs^2d"})";
+
+TEST_F(MalformedRecord, AWellFormedFigureLoadsWithItsProvenance) {
+  EXPECT_EQ(error_for(kOrigin, R"(, "origin": "o", "role": "fit", "sliding_window": 128)"), "");
+  auto figures = load_published(dir_ / "record.json");
+  ASSERT_TRUE(figures.ok());
+  ASSERT_TRUE((*figures)[0].provenance.has_value());
+  EXPECT_EQ((*figures)[0].provenance->path, "p.csv");
+  EXPECT_EQ((*figures)[0].sliding_window, 128);
+}
+
+TEST_F(MalformedRecord, AFigureWithAnOriginMustSayItsRole) {
+  EXPECT_NE(error_for(kOrigin, R"(, "origin": "o")").find("/figures/0/role"), std::string::npos);
+  EXPECT_NE(error_for(kOrigin, R"(, "origin": "o", "role": "fitted")").find("\"held_out\""),
+            std::string::npos);
+}
+
+TEST_F(MalformedRecord, AnUnknownOriginIsNamed) {
+  EXPECT_NE(error_for(kOrigin, R"(, "origin": "elsewhere", "role": "fit")").find("\"elsewhere\""),
+            std::string::npos);
+}
+
+TEST_F(MalformedRecord, AnOriginNamesWhereAndWhen) {
+  const std::string no_where = R"({"repository": "r/r", "commit": "c", "software": "s", )"
+                               R"("flop_convention": "f"})";
+  EXPECT_NE(error_for(no_where, "").find("/origins/o: name where"), std::string::npos);
+  const std::string no_when = R"({"repository": "r/r", "issue": 7, "software": "s", )"
+                              R"("flop_convention": "f"})";
+  EXPECT_NE(error_for(no_when, "").find("\"commit\" or \"date\""), std::string::npos);
+  const std::string no_convention = R"({"repository": "r/r", "issue": 7, "date": "2026-01-01", )"
+                                    R"("software": "s"})";
+  EXPECT_NE(error_for(no_convention, "").find("flop_convention"), std::string::npos);
+}
+
+TEST_F(MalformedRecord, ASlidingWindowFigureNamesNoModeledAlgorithm) {
+  EXPECT_NE(error_for(kOrigin, R"(, "modeled_as": "fa4", "sliding_window": 1024)")
+                .find("no sliding window"),
+            std::string::npos);
+  EXPECT_NE(error_for(kOrigin, R"(, "sliding_window": 0)").find("positive"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fa4::report
