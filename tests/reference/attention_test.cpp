@@ -5,33 +5,16 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <random>
 #include <string>
+
+#include "reference_cases.hpp"
 
 namespace fa4::reference {
 namespace {
 
-AttnShape make_shape(std::int64_t heads_q, std::int64_t heads_kv, std::int64_t seqlen_q,
-                     std::int64_t seqlen_k, std::int64_t headdim, std::int64_t headdim_v,
-                     bool causal, Dtype dtype) {
-  return AttnShape{.batch = 1,
-                   .heads_q = heads_q,
-                   .heads_kv = heads_kv,
-                   .seqlen_q = seqlen_q,
-                   .seqlen_k = seqlen_k,
-                   .headdim = headdim,
-                   .headdim_v = headdim_v,
-                   .causal = causal,
-                   .dtype = dtype};
-}
-
-std::uint64_t fresh_seed() { return std::random_device{}(); }
-
-void for_each_row(const AttnShape& s, const std::function<void(RowId)>& visit) {
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t h = 0; h < s.heads_q; ++h)
-      for (std::int64_t i = 0; i < s.seqlen_q; ++i) visit(RowId{b, h, i});
-}
+using testing::for_each_row;
+using testing::fresh_seed;
+using testing::make_shape;
 
 using RowAlgorithm = std::function<RowResult(const AttnInputs&, RowId)>;
 
@@ -118,7 +101,8 @@ double exponent_rounding_floor(const AttnInputs& in) {
   double largest_logit_log2 = 0.0, largest_v = 0.0;
   for_each_row(in.shape, [&](RowId id) {
     const double lse = oracle_row(in, id).lse;
-    if (std::isfinite(lse)) largest_logit_log2 = std::max(largest_logit_log2, std::abs(lse) * kLog2e);
+    if (std::isfinite(lse))
+      largest_logit_log2 = std::max(largest_logit_log2, std::abs(lse) * kLog2e);
   });
   for (float v : in.v) largest_v = std::max(largest_v, double(std::abs(v)));
   return std::max(kOutputFloor, std::ldexp(2.0, -24) * largest_logit_log2 * largest_v);
