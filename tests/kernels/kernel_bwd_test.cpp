@@ -17,41 +17,15 @@
 #include <vector>
 
 #include "bench/attention_bwd_check.hpp"
+#include "kernel_cases.hpp"
 #include "kernels/registry.hpp"
 #include "reference/attention_backward.hpp"
-
-namespace fa4::kernels {
-void PrintTo(const Kernel* kernel, std::ostream* os);  // by name; kernel_test.cpp, same binary
-}  // namespace fa4::kernels
 
 namespace fa4::bench {
 namespace {
 
 constexpr std::size_t kMaxCheckedRows = 256;  // query rows (dQ), and key rows (dK, dV)
 constexpr int kDeterminismRuns = 10;
-
-struct ShapeCase {
-  std::string name;
-  AttnShape shape;
-};
-
-void PrintTo(const ShapeCase& c, std::ostream* os) {
-  *os << c.name << " (" << describe(c.shape) << ")";
-}
-
-AttnShape shape_of(std::int64_t batch, std::int64_t heads_q, std::int64_t heads_kv,
-                   std::int64_t seqlen_q, std::int64_t seqlen_k, std::int64_t headdim, bool causal,
-                   Dtype dtype, std::int64_t headdim_v = 0) {
-  return AttnShape{.batch = batch,
-                   .heads_q = heads_q,
-                   .heads_kv = heads_kv,
-                   .seqlen_q = seqlen_q,
-                   .seqlen_k = seqlen_k,
-                   .headdim = headdim,
-                   .headdim_v = headdim_v ? headdim_v : headdim,
-                   .causal = causal,
-                   .dtype = dtype};
-}
 
 std::vector<ShapeCase> shape_cases() {
   std::vector<ShapeCase> cases;
@@ -96,7 +70,8 @@ TEST_P(BwdKernelMatchesOracle, OnRandomInputs) {
 
   const std::uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(shape));
-  const reference::BwdInputs in = reference::random_bwd_inputs(shape, seed);
+  const reference::BwdInputs in =
+      reference::random_bwd_inputs(shape, seed, shape_case.input_stddev);
   Result<DeviceBwdProblem> problem = DeviceBwdProblem::upload(in, kernel->workspace_bytes(shape));
   ASSERT_TRUE(problem.ok()) << problem.error().message;
   ASSERT_TRUE(problem->poison_gradients().ok());
