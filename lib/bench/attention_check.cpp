@@ -28,6 +28,8 @@ std::int64_t o_elements(const AttnShape& s) {
 }
 std::int64_t lse_elements(const AttnShape& s) { return s.batch * s.heads_q * s.seqlen_q; }
 
+}  // namespace
+
 Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype) {
   const std::vector<std::uint16_t> bits = reference::to_bits(values, dtype);
   Result<DeviceBuffer> buffer = DeviceBuffer::allocate(bits.size() * sizeof(std::uint16_t));
@@ -39,8 +41,6 @@ Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype
     return s.error();
   return buffer;
 }
-
-}  // namespace
 
 Result<DeviceBuffer> DeviceBuffer::allocate(std::size_t bytes) {
   DeviceBuffer buffer;

@@ -33,6 +33,9 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// `values` (already rounded to `dtype`) as 16-bit patterns in a new device buffer.
+Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype);
+
 // One problem on the device: Q, K, V as 16-bit patterns; O, LSE and the kernel's workspace.
 struct DeviceProblem {
   DeviceBuffer q, k, v, o, lse, workspace;

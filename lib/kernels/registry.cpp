@@ -25,6 +25,8 @@ extern const Kernel fa4_e25_r1_kernel;
 extern const Kernel fa4_e50_r0_kernel;
 extern const Kernel fa4_e50_r1_kernel;
 extern const Kernel fa4_e100_r1_kernel;
+extern const Kernel fa2_bwd_kernel;  // fa2_bwd.cu: FA2's backward, and its deterministic variant
+extern const Kernel fa2_bwd_deterministic_kernel;
 
 namespace {
 constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
@@ -36,7 +38,8 @@ constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
                                  &fa4_e12_r0_kernel,     &fa4_e12_r1_kernel,
                                  &fa4_e25_r0_kernel,     &fa4_e25_r1_kernel,
                                  &fa4_e50_r0_kernel,     &fa4_e50_r1_kernel,
-                                 &fa4_e100_r1_kernel};
+                                 &fa4_e100_r1_kernel,
+                                 &fa2_bwd_kernel,        &fa2_bwd_deterministic_kernel};
 }  // namespace
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }

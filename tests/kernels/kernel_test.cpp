@@ -11,43 +11,14 @@
 #include <vector>
 
 #include "bench/attention_check.hpp"
+#include "kernel_cases.hpp"
 #include "kernels/registry.hpp"
 #include "reference/attention.hpp"
-
-// GoogleTest prints a test's parameters in its listing (and ctest shows them): name the kernel
-// and the shape instead of a pointer and the struct's bytes.
-namespace fa4::kernels {
-void PrintTo(const Kernel* kernel, std::ostream* os) { *os << kernel->name; }
-}  // namespace fa4::kernels
 
 namespace fa4::bench {
 namespace {
 
 constexpr std::size_t kMaxCheckedRows = 256;
-
-struct ShapeCase {
-  std::string name;
-  AttnShape shape;
-  float input_stddev = 1.0f;  // of Q, K and V entries; scaled logits have stddev input_stddev^2
-};
-
-void PrintTo(const ShapeCase& c, std::ostream* os) {
-  *os << c.name << " (" << describe(c.shape) << ")";
-}
-
-AttnShape shape_of(std::int64_t batch, std::int64_t heads_q, std::int64_t heads_kv,
-                   std::int64_t seqlen_q, std::int64_t seqlen_k, std::int64_t headdim, bool causal,
-                   Dtype dtype, std::int64_t headdim_v = 0) {
-  return AttnShape{.batch = batch,
-                   .heads_q = heads_q,
-                   .heads_kv = heads_kv,
-                   .seqlen_q = seqlen_q,
-                   .seqlen_k = seqlen_k,
-                   .headdim = headdim,
-                   .headdim_v = headdim_v ? headdim_v : headdim,
-                   .causal = causal,
-                   .dtype = dtype};
-}
 
 std::vector<ShapeCase> shape_cases() {
   std::vector<ShapeCase> cases;

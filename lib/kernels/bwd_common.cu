@@ -1,0 +1,242 @@
+// The backward pass's preprocessing and dQ conversion kernels and the workspace layout; what they
+// compute and the layout's contract: bwd_common.hpp. Both kernels are memory-bound streams with
+// 16-byte accesses: preprocessing reads O and dO (2 * b*h_q*sq*dv*2 bytes) and writes LSE*log2e, D
+// and, when asked, zeros over dq slot 0 (b*h_q*rows_padded*d*4 bytes); the conversion reads the
+// dq slots and writes dQ (b*h_q*sq*d*2 bytes).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernels/bwd_common.hpp"
+#include "kernels/cuda_status.hpp"
+
+namespace fa4::kernels::bwd {
+namespace {
+
+constexpr int kVector = 8;         // 16-bit elements per 16-byte access
+constexpr int kThreadsPerRow = 8;  // preprocessing: lanes sharing one row's dot product
+constexpr int kBlockThreads = 256;
+constexpr float kLog2e = 1.4426950408889634f;
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kArrayAlignment - 1) / kArrayAlignment * kArrayAlignment;
+}
+
+template <typename Element>
+__device__ __forceinline__ float dot8(const uint4& a, const uint4& b) {
+  using Pair = std::conditional_t<std::is_same_v<Element, __half>, __half2, __nv_bfloat162>;
+  const Pair* x = reinterpret_cast<const Pair*>(&a);
+  const Pair* y = reinterpret_cast<const Pair*>(&b);
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kVector / 2; ++i) {
+    float2 fx, fy;
+    if constexpr (std::is_same_v<Element, __half>) {
+      fx = __half22float2(x[i]);
+      fy = __half22float2(y[i]);
+    } else {
+      fx = __bfloat1622float2(x[i]);
+      fy = __bfloat1622float2(y[i]);
+    }
+    sum = fmaf(fx.x, fy.x, sum);
+    sum = fmaf(fx.y, fy.y, sum);
+  }
+  return sum;
+}
+
+struct PreprocessParams {
+  const void* o;
+  const void* dout;
+  const float* lse;
+  float* lse_log2;
+  float* d;
+  float* dq_accum;  // nullptr: leave it
+  int rows_padded;
+  int seqlen_q;
+  int headdim;
+  int headdim_v;
+};
+
+// kThreadsPerRow lanes per row (adjacent lanes of one warp): each sums a strided share of the
+// row's 16-byte chunks of dO o O, then the group reduces with shuffles.
+template <typename Element>
+__global__ void __launch_bounds__(kBlockThreads) preprocess_kernel(const PreprocessParams p) {
+  const std::int64_t padded_row =
+      std::int64_t(blockIdx.x) * (kBlockThreads / kThreadsPerRow) + threadIdx.x / kThreadsPerRow;
+  const int lane = int(threadIdx.x) % kThreadsPerRow;
+  static_assert(kRowAlignment % (kBlockThreads / kThreadsPerRow) == 0,
+                "rows is a multiple of the rows per block: every launched warp is full");
+  const std::int64_t head_row = padded_row / p.rows_padded;  // (batch, head)
+  const int row = int(padded_row % p.rows_padded);
+  float sum = 0.0f;
+  if (row < p.seqlen_q) {
+    const std::int64_t offset = (head_row * p.seqlen_q + row) * p.headdim_v;
+    const uint4* o = reinterpret_cast<const uint4*>(static_cast<const Element*>(p.o) + offset);
+    const uint4* dout =
+        reinterpret_cast<const uint4*>(static_cast<const Element*>(p.dout) + offset);
+    for (int chunk = lane; chunk < p.headdim_v / kVector; chunk += kThreadsPerRow)
+      sum += dot8<Element>(o[chunk], dout[chunk]);
+  }
+#pragma unroll
+  for (int offset = kThreadsPerRow / 2; offset > 0; offset /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset, kThreadsPerRow);
+  if (lane == 0) {
+    const float lse = row < p.seqlen_q ? p.lse[head_row * p.seqlen_q + row]
+                                       : -std::numeric_limits<float>::infinity();
+    // exp2(s * scale_log2 - (+inf)) = 0: rows that see no key, and padding, get P = 0.
+    p.lse_log2[padded_row] = isinf(lse) ? std::numeric_limits<float>::infinity() : lse * kLog2e;
+    p.d[padded_row] = sum;
+  }
+  if (p.dq_accum) {
+    float4* accum = reinterpret_cast<float4*>(p.dq_accum + padded_row * p.headdim);
+    for (int i = lane; i < p.headdim / 4; i += kThreadsPerRow) accum[i] = make_float4(0, 0, 0, 0);
+  }
+}
+
+struct ConvertParams {
+  const float* dq_accum;
+  void* dq;
+  std::int64_t vectors;  // batch * heads_q * seqlen_q * headdim / kVector
+  std::size_t slot_floats;
+  int slots;
+  int rows_padded;
+  int seqlen_q;
+  int headdim;
+  int causal_shift;  // seqlen_k - seqlen_q
+  int key_block;
+  bool causal;
+  float scale;
+};
+
+template <typename Element>
+__global__ void __launch_bounds__(kBlockThreads) convert_kernel(const ConvertParams p) {
+  const std::int64_t vector = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
+  if (vector >= p.vectors) return;
+  const int vectors_per_row = p.headdim / kVector;
+  const std::int64_t row_index = vector / vectors_per_row;  // (batch, head, row)
+  const int column = int(vector % vectors_per_row) * kVector;
+  const std::int64_t head_row = row_index / p.seqlen_q;
+  const int row = int(row_index % p.seqlen_q);
+  int slots = p.slots;
+  if (p.causal) {
+    const int last_key = row + p.causal_shift;  // the row sees keys 0..last_key
+    slots = last_key < 0 ? 0 : min(slots, last_key / p.key_block + 1);
+  }
+  const float* accum = p.dq_accum + (head_row * p.rows_padded + row) * p.headdim + column;
+  float sum[kVector] = {};
+  for (int slot = 0; slot < slots; ++slot) {
+    const float4* slot_vector = reinterpret_cast<const float4*>(accum + slot * p.slot_floats);
+    alignas(16) float part[kVector];
+    *reinterpret_cast<float4*>(part) = slot_vector[0];
+    *reinterpret_cast<float4*>(part + 4) = slot_vector[1];
+#pragma unroll
+    for (int i = 0; i < kVector; ++i) sum[i] += part[i];
+  }
+  uint4 packed;
+  std::uint32_t* words = reinterpret_cast<std::uint32_t*>(&packed);
+#pragma unroll
+  for (int i = 0; i < kVector / 2; ++i) {
+    if constexpr (std::is_same_v<Element, __half>) {
+      const __half2 pair = __floats2half2_rn(sum[2 * i] * p.scale, sum[2 * i + 1] * p.scale);
+      words[i] = *reinterpret_cast<const std::uint32_t*>(&pair);
+    } else {
+      const __nv_bfloat162 pair =
+          __floats2bfloat162_rn(sum[2 * i] * p.scale, sum[2 * i + 1] * p.scale);
+      words[i] = *reinterpret_cast<const std::uint32_t*>(&pair);
+    }
+  }
+  reinterpret_cast<uint4*>(static_cast<Element*>(p.dq) + row_index * p.headdim)[column / kVector] =
+      packed;
+}
+
+unsigned blocks_for(std::int64_t work_items, int items_per_block) {
+  return unsigned((work_items + items_per_block - 1) / items_per_block);
+}
+
+Status check_vector_dims(const AttnShape& shape, const char* what) {
+  if (shape.headdim % kVector != 0 || shape.headdim_v % kVector != 0)
+    return Error{std::string(what) + ": headdim and headdim_v must be multiples of 8, got " +
+                 std::to_string(shape.headdim) + " and " + std::to_string(shape.headdim_v)};
+  if (shape.dtype != Dtype::bf16 && shape.dtype != Dtype::fp16)
+    return Error{std::string(what) + ": bf16 or fp16 only, not " +
+                 std::string(to_string(shape.dtype))};
+  return Ok{};
+}
+
+}  // namespace
+
+WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots) {
+  WorkspaceLayout layout;
+  layout.rows_padded = (shape.seqlen_q + kRowAlignment - 1) / kRowAlignment * kRowAlignment;
+  layout.dq_slots = dq_slots;
+  const std::size_t rows = std::size_t(shape.batch * shape.heads_q * layout.rows_padded);
+  layout.dq_slot_floats = rows * std::size_t(shape.headdim);
+  layout.lse_log2_offset = 0;
+  layout.d_offset = aligned(rows * sizeof(float));
+  layout.dq_accum_offset = layout.d_offset + aligned(rows * sizeof(float));
+  layout.bytes =
+      layout.dq_accum_offset + std::size_t(dq_slots) * layout.dq_slot_floats * sizeof(float);
+  return layout;
+}
+
+WorkspaceArrays workspace_arrays(const WorkspaceLayout& layout, void* workspace) {
+  unsigned char* base = static_cast<unsigned char*>(workspace);
+  return WorkspaceArrays{.lse_log2 = reinterpret_cast<float*>(base + layout.lse_log2_offset),
+                         .d = reinterpret_cast<float*>(base + layout.d_offset),
+                         .dq_accum = reinterpret_cast<float*>(base + layout.dq_accum_offset)};
+}
+
+Status launch_preprocess(const AttnShape& shape, const AttnBuffers& buffers,
+                         const WorkspaceLayout& layout, bool zero_dq_accum, Stream stream) {
+  if (Status s = check_vector_dims(shape, "backward preprocessing"); !s) return s;
+  const WorkspaceArrays arrays = workspace_arrays(layout, buffers.workspace);
+  const PreprocessParams params{.o = buffers.o,
+                                .dout = buffers.dout,
+                                .lse = buffers.lse,
+                                .lse_log2 = arrays.lse_log2,
+                                .d = arrays.d,
+                                .dq_accum = zero_dq_accum ? arrays.dq_accum : nullptr,
+                                .rows_padded = int(layout.rows_padded),
+                                .seqlen_q = int(shape.seqlen_q),
+                                .headdim = int(shape.headdim),
+                                .headdim_v = int(shape.headdim_v)};
+  const std::int64_t rows = shape.batch * shape.heads_q * layout.rows_padded;
+  const unsigned blocks = blocks_for(rows, kBlockThreads / kThreadsPerRow);
+  if (shape.dtype == Dtype::bf16)
+    preprocess_kernel<__nv_bfloat16><<<blocks, kBlockThreads, 0, stream>>>(params);
+  else
+    preprocess_kernel<__half><<<blocks, kBlockThreads, 0, stream>>>(params);
+  return cuda_status(cudaGetLastError(), "backward preprocessing: kernel launch");
+}
+
+Status launch_dq_convert(const AttnShape& shape, const AttnBuffers& buffers,
+                         const WorkspaceLayout& layout, std::int64_t key_block, Stream stream) {
+  if (Status s = check_vector_dims(shape, "dQ conversion"); !s) return s;
+  const ConvertParams params{
+      .dq_accum = workspace_arrays(layout, buffers.workspace).dq_accum,
+      .dq = buffers.dq,
+      .vectors = shape.batch * shape.heads_q * shape.seqlen_q * shape.headdim / kVector,
+      .slot_floats = layout.dq_slot_floats,
+      .slots = int(layout.dq_slots),
+      .rows_padded = int(layout.rows_padded),
+      .seqlen_q = int(shape.seqlen_q),
+      .headdim = int(shape.headdim),
+      .causal_shift = int(shape.seqlen_k - shape.seqlen_q),
+      .key_block = int(key_block),
+      .causal = shape.causal,
+      .scale = float(1.0 / std::sqrt(double(shape.headdim)))};
+  const unsigned blocks = blocks_for(params.vectors, kBlockThreads);
+  if (shape.dtype == Dtype::bf16)
+    convert_kernel<__nv_bfloat16><<<blocks, kBlockThreads, 0, stream>>>(params);
+  else
+    convert_kernel<__half><<<blocks, kBlockThreads, 0, stream>>>(params);
+  return cuda_status(cudaGetLastError(), "dQ conversion: kernel launch");
+}
+
+}  // namespace fa4::kernels::bwd

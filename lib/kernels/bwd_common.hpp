@@ -1,0 +1,68 @@
+// Pieces every backward kernel shares (plain C++; the kernels are in bwd_common.cu):
+//
+// - the workspace layout: float32 arrays carved out of AttnBuffers::workspace
+//     lse_log2 [batch][heads_q][rows_padded]   LSE * log2(e); +inf for rows that see no key
+//                                              (LSE -inf) and for the padding rows
+//     d        [batch][heads_q][rows_padded]   D = rowsum(dO o O); 0 on the padding rows
+//     dq_accum [dq_slots][batch][heads_q][rows_padded][headdim]
+//   rows_padded = seqlen_q rounded up to kRowAlignment, so a kernel whose query block divides
+//   kRowAlignment reads LSE and D and adds into dq_accum without bounds checks (the padding rows
+//   have P = 0, and what lands in their dq_accum rows is never read).
+//   dq_slots is 1 for kernels that add every key block's dQ into one accumulator (atomics), or
+//   the number of key blocks for deterministic kernels: slot j holds key block j's partial dQ,
+//   written with plain stores to every row of every query block that key block visits.
+// - the preprocessing kernel: lse_log2 and d for every row (padding included), and optionally
+//   zeroes slot 0 of dq_accum (for kernels that accumulate with atomics).
+// - the dQ conversion kernel: dQ = softmax_scale * (sum of the slots in slot order), rounded to
+//   shape.dtype. The accumulators hold dS K without the softmax scale; the conversion applies it.
+//   With causal masking, row r sums only the slots j whose first key j * key_block it sees
+//   (j * key_block <= r + seqlen_k - seqlen_q): the slots a deterministic kernel wrote for it.
+//   Rows that see no key get dQ = 0.
+//
+// dS here is the gradient with respect to the scaled scores (scale * Q K^T); dK = scale * dS^T Q is
+// the main kernel's to scale.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "kernels/registry.hpp"
+
+namespace fa4::kernels::bwd {
+
+inline constexpr std::int64_t kRowAlignment = 128;   // every query block must divide it
+inline constexpr std::size_t kArrayAlignment = 256;  // bytes, each array's start
+
+struct WorkspaceLayout {
+  std::int64_t rows_padded = 0;  // seqlen_q rounded up to kRowAlignment
+  std::int64_t dq_slots = 1;
+  std::size_t dq_slot_floats = 0;   // batch * heads_q * rows_padded * headdim
+  std::size_t lse_log2_offset = 0;  // bytes from the workspace start
+  std::size_t d_offset = 0;
+  std::size_t dq_accum_offset = 0;
+  std::size_t bytes = 0;  // the workspace_bytes a kernel using this layout reports
+};
+
+WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots);
+
+// The arrays of `layout` inside `workspace` (AttnBuffers::workspace).
+struct WorkspaceArrays {
+  float* lse_log2;
+  float* d;
+  float* dq_accum;
+};
+WorkspaceArrays workspace_arrays(const WorkspaceLayout& layout, void* workspace);
+
+// Enqueues the preprocessing kernel (reads buffers.o, buffers.dout, buffers.lse). Needs headdim
+// and headdim_v multiples of 8 (16-byte vectors).
+Status launch_preprocess(const AttnShape& shape, const AttnBuffers& buffers,
+                         const WorkspaceLayout& layout, bool zero_dq_accum, Stream stream);
+
+// Enqueues the dQ conversion into buffers.dq; key_block is the key-block size of the kernel that
+// filled the slots (used only with causal masking and dq_slots > 1).
+Status launch_dq_convert(const AttnShape& shape, const AttnBuffers& buffers,
+                         const WorkspaceLayout& layout, std::int64_t key_block, Stream stream);
+
+}  // namespace fa4::kernels::bwd
