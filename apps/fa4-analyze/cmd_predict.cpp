@@ -1,12 +1,17 @@
 // fa4-analyze predict: model whole sweeps on GPU models and record every prediction.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "open_store.hpp"
 #include "ceilings_option.hpp"
 #include "context.hpp"
+#include "core/count_noun.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
 #include "model/algorithm_traits.hpp"
@@ -51,45 +56,67 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
   const auto kernels = pick_kernels(o.kernels);
   std::vector<Pass> passes;
   for (const auto& p : o.passes) passes.push_back(take(parse_pass(p)));
-  std::vector<Sweep> sweeps;
-  for (const auto& file : o.sweeps) sweeps.push_back(take(load_sweep(file)));
+  std::vector<AttnShape> shapes;
+  std::set<AttnShape> seen;
+  std::size_t repeated = 0;  // a shape given again, in the same sweep or another
+  for (const auto& file : o.sweeps)
+    for (const AttnShape& shape : take(load_sweep(file)).shapes) {
+      if (seen.insert(shape).second)
+        shapes.push_back(shape);
+      else
+        ++repeated;
+    }
 
   // Model everything first, then record it in one transaction: a failure records nothing.
   std::vector<model::Prediction> predictions;
   std::size_t skipped = 0;
   std::string first_skip;
+  std::vector<std::string> cannot_run;  // "fa4 on a100-sxm: why"
   for (const hw::Spec& gpu : gpus)
     for (model::Algorithm algorithm : kernels) {
       if (auto reason = model::unsupported_reason(gpu, algorithm)) {
-        ++skipped;
+        cannot_run.push_back(
+            fmt::format("{} on {}: {}", model::to_string(algorithm), gpu.id, *reason));
         continue;
       }
       for (Pass pass : passes)
-        for (const Sweep& sweep : sweeps)
-          for (const AttnShape& shape : sweep.shapes) {
-            model::Options options;
-            options.algorithm = algorithm;
-            options.pass = pass;
-            auto p = model::predict(gpu, shape, options);
-            if (!p) {
-              if (first_skip.empty()) first_skip = p.error().message;
-              ++skipped;
-              continue;
-            }
-            predictions.push_back(std::move(p).value());
+        for (const AttnShape& shape : shapes) {
+          model::Options options;
+          options.algorithm = algorithm;
+          options.pass = pass;
+          auto p = model::predict(gpu, shape, options);
+          if (!p) {
+            if (first_skip.empty()) first_skip = p.error().message;
+            ++skipped;
+            continue;
           }
+          predictions.push_back(std::move(p).value());
+        }
     }
+  if (predictions.empty())
+    throw UserError(fmt::format(
+        "nothing to model: {}{}; choose kernels and GPUs that run together (fa4-analyze kernels "
+        "lists them)",
+        fmt::join(cannot_run, "; "),
+        first_skip.empty() ? "" : (cannot_run.empty() ? "" : "; ") + first_skip));
   std::string devices;
   for (const hw::Spec& gpu : gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
   auto db = open_store(ctx);
   store::RunInfo info = current_run_info(store::RunKind::predict, ctx, devices);
   if (o.ceilings == "measured") info.notes = "unit ceilings measured on the GPU (--ceilings measured)";
   const auto run_id = take(db.record_prediction_run(info, predictions));
-  fmt::print("run {}: recorded {} predictions ({} GPU models, {} sweeps) in {}\n", run_id,
-             predictions.size(), gpus.size(), sweeps.size(), ctx.db_path);
+  fmt::print("run {}: recorded {} ({}, {}) in {}\n", run_id,
+             count_noun(predictions.size(), "prediction"), count_noun(gpus.size(), "GPU model"),
+             count_noun(o.sweeps.size(), "sweep"), ctx.db_path);
+  if (repeated)
+    fmt::print(
+        "{} modelled once: a shape is predicted once per command however often the "
+        "sweeps give it\n",
+        count_noun(repeated, "repeated shape"));
+  for (const std::string& pair : cannot_run) fmt::print("skipped {}\n", pair);
   if (skipped)
-    fmt::print("skipped {} (kernel, GPU) or (shape) combinations the model refuses, e.g.: {}\n",
-               skipped, first_skip.empty() ? "an algorithm that does not run on that GPU" : first_skip);
+    fmt::print("skipped {} the model refuses, e.g.: {}\n",
+               count_noun(skipped, "(shape, kernel, GPU, pass) combination"), first_skip);
 }
 
 void setup(CLI::App& app, Context& ctx) {

@@ -1,0 +1,88 @@
+// Black-box tests of input the tool used to accept and misread: sweep files with unknown or
+// repeated keys, the same shape given twice, and options that no kernel can honour. Each is refused
+// with one "error: ..." line (exit 1, nothing recorded) or handled and said so.
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace fa4::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Input : public CliTest {
+ protected:
+  static void expect_error(const Outcome& r, const std::string& text) {
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  std::string csv(const std::string& sql) {
+    const Outcome o = run("--db t.db query --format csv \"" + sql + "\"");
+    EXPECT_EQ(o.code, 0) << o.err;
+    return o.out.substr(o.out.find('\n') + 1);
+  }
+};
+
+constexpr const char* kShape = R"({"batch": 1, "heads": 8, "seqlen": 1024, "headdim": 64)";
+
+TEST_F(Input, AnUnknownSweepKeyIsRefusedWithItsPointerAndTheNearestKey) {
+  write("typo.json", std::string(R"({"name": "t", "shapes": [)") + kShape + "}, " + kShape +
+                         R"(, "casual": true}]})");
+  const Outcome r = run("--db t.db predict --sweep typo.json --gpu h100 --kernel fa3");
+  expect_error(r, "typo.json: /shapes/1/casual: unknown key; did you mean \"causal\"?");
+  EXPECT_FALSE(fs::exists(dir_ / "t.db"));
+  write("grid.json", R"({"name": "g", "grid": {"total_tokens": 16384, "hiden": 2048,
+                         "headdims": [64], "seqlens": [512], "causal": [false]}})");
+  expect_error(run("--db t.db predict --sweep grid.json"),
+               "grid.json: /grid/hiden: unknown key; did you mean \"hidden\"?");
+  write("top.json", std::string(R"({"name": "t", "shape": [)") + kShape + "}]}");
+  expect_error(run("--db t.db predict --sweep top.json"),
+               "top.json: /shape: unknown key; did you mean \"shapes\"?");
+}
+
+TEST_F(Input, ADuplicateSweepKeyIsRefusedWithItsPointer) {
+  write("dup.json", std::string(R"({"name": "t", "shapes": [)") + kShape +
+                        R"(, "causal": true, "causal": false}]})");
+  const Outcome r = run("--db t.db predict --sweep dup.json --gpu h100 --kernel fa3");
+  expect_error(r, "dup.json: /shapes/0/causal: duplicate key");
+  EXPECT_FALSE(fs::exists(dir_ / "t.db"));
+}
+
+TEST_F(Input, TheSameShapeGivenTwiceIsModelledOnceAndSaysSo) {
+  write("s.json", std::string(R"({"name": "t", "shapes": [)") + kShape + "}, " + kShape + "}]}");
+  const Outcome r =
+      run("--db t.db predict --sweep s.json --sweep s.json --gpu h100 --kernel fa3 --pass fwd");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("recorded 1 prediction "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 repeated shapes modelled once"), std::string::npos) << r.out;
+  EXPECT_EQ(csv("SELECT COUNT(*) FROM predictions"), "1\n");
+}
+
+TEST_F(Input, ASweepThatIsAFolderIsNamedAsOne) {
+  fs::create_directories(dir_ / "sweeps");
+  expect_error(run("--db t.db predict --sweep sweeps"), "sweeps: is a folder, not a sweep file");
+}
+
+TEST_F(Input, APredictThatModelsNothingIsRefusedNamingThePairs) {
+  write("s.json", std::string(R"({"name": "t", "shapes": [)") + kShape + "}]}");
+  const Outcome r = run("--db t.db predict --sweep s.json --gpu a100-sxm --kernel fa4,fa3");
+  expect_error(r, "nothing to model: fa4 on a100-sxm: fa4 needs Hopper (wgmma) or Blackwell");
+  EXPECT_NE(r.err.find("; fa3 on a100-sxm: fa3 is built on Hopper's wgmma"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "t.db"));
+  // A pair that cannot run beside one that can is named, and the rest recorded.
+  const Outcome some = run("--db t.db predict --sweep s.json --gpu a100-sxm --kernel fa2,fa4");
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_NE(some.out.find("skipped fa4 on a100-sxm: fa4 needs Hopper"), std::string::npos)
+      << some.out;
+}
+
+}  // namespace
+}  // namespace fa4::testing
