@@ -84,5 +84,15 @@ TEST_F(Input, APredictThatModelsNothingIsRefusedNamingThePairs) {
       << some.out;
 }
 
+TEST_F(Input, WhatifScalesStayWithinWhatIsPhysical) {
+  expect_error(run("whatif --gpu b200 --scale mma=1e-300"),
+               "--scale 'mma=1e-300': the factor must be a number from 1/64 (0.015625) to 64");
+  expect_error(run("whatif --gpu b200 --scale sms=0.001"), "--scale 'sms=0.001'");
+  expect_error(run("whatif --gpu b200 --scale hbm=65"), "--scale 'hbm=65'");
+  const Outcome r = run("whatif --gpu b200 --scale sms=0.5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("sms x0.5: 74 SMs"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace fa4::testing
