@@ -1,6 +1,7 @@
-#include "open_store.hpp"
 #include "peer_runner.hpp"
 
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -13,6 +14,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hw/loader.hpp"
+#include "open_store.hpp"
 #include "run_info.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"
@@ -83,7 +86,9 @@ void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shap
   fs::remove(sweep);
   if (fs::exists(results) && fs::file_size(results) > 0) {
     std::ifstream in(results);
-    const auto runs = take(store::parse_peer_records(in, results.string(), ctx.command_line));
+    const auto specs = take(hw::load_all_specs(ctx.models_dir));
+    const auto runs =
+        take(store::parse_peer_records(in, results.string(), ctx.command_line, specs));
     auto db = open_store(ctx);
     const store::ImportCounts counts = take(db.import_runs(runs));
     fmt::print("peers: {} measurements recorded from {}\n", counts.added, results.string());

@@ -84,6 +84,46 @@ TEST_F(Input, APredictThatModelsNothingIsRefusedNamingThePairs) {
       << some.out;
 }
 
+// The sample's first record (an H200 forward at 611 TFLOP/s) with `edit` applied, as a file.
+std::string edited_sample(const fs::path& dir, const std::function<void(nlohmann::json&)>& edit) {
+  std::ifstream in(FA4_TEST_DATA "/peers-sample.jsonl");
+  std::string line;
+  std::getline(in, line);
+  nlohmann::json record = nlohmann::json::parse(line);
+  edit(record);
+  std::ofstream(dir / "edited.jsonl") << record.dump() << "\n";
+  return (dir / "edited.jsonl").string();
+}
+
+TEST_F(Input, ImportRefusesStatisticsThatContradictThemselves) {
+  const Outcome r = run("--db t.db import " +
+                        edited_sample(dir_, [](nlohmann::json& j) { j["median_s"] = 1e-30; }));
+  expect_error(r, "edited.jsonl:1: \"median_s\" = 1e-30 is below \"p25_s\"");
+  EXPECT_NE(r.err.find("nothing was imported"), std::string::npos) << r.err;
+  expect_error(run("--db t.db import " +
+                   edited_sample(dir_, [](nlohmann::json& j) { j["samples_s"].push_back(0.5); })),
+               "edited.jsonl:1: \"samples_s\" holds 0.5, outside [min_s, max_s]");
+}
+
+TEST_F(Input, ImportRefusesARateAboveTheGpusPeak) {
+  // Self-consistent statistics, but 1 us for 0.55 TFLOP: 5.5e5 TFLOP/s on an H200.
+  const Outcome r = run("--db t.db import " + edited_sample(dir_, [](nlohmann::json& j) {
+                          for (const char* key : {"median_s", "p25_s", "p75_s", "min_s", "max_s"})
+                            j[key] = 1e-6;
+                          j["samples_s"] = {1e-6, 1e-6};
+                        }));
+  expect_error(r, "edited.jsonl:1: median_s = 1e-06 s gives 5.498e+05 TFLOP/s");
+  EXPECT_NE(r.err.find("above the NVIDIA H200"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("by more than 10%"), std::string::npos) << r.err;
+  // The sample as it is imports.
+  EXPECT_EQ(run("--db t.db import " + edited_sample(dir_, [](nlohmann::json&) {})).code, 0);
+}
+
+TEST_F(Input, ImportOfAFolderSaysItIsAFolder) {
+  fs::create_directories(dir_ / "peers");
+  expect_error(run("--db t.db import peers"), "peers is a folder: give the files in it");
+}
+
 TEST_F(Input, WhatifScalesStayWithinWhatIsPhysical) {
   expect_error(run("whatif --gpu b200 --scale mma=1e-300"),
                "--scale 'mma=1e-300': the factor must be a number from 1/64 (0.015625) to 64");
