@@ -124,6 +124,16 @@ TEST_F(Input, ImportOfAFolderSaysItIsAFolder) {
   expect_error(run("--db t.db import peers"), "peers is a folder: give the files in it");
 }
 
+TEST_F(Input, IntegerOptionsTakeDecimalDigitsThatFit) {
+  expect_error(run("model --gpu h100 --kernel fa3 --seqlen 0x100"),
+               "--seqlen: '0x100' is not a whole number in decimal digits");
+  expect_error(run("model --gpu h100 --kernel fa3 --seqlen 18446744073709551616"),
+               "--seqlen: '18446744073709551616' is beyond a 64-bit integer");
+  expect_error(run("--busy-timeout abc gpus"),
+               "--busy-timeout: 'abc' is not a whole number in decimal digits");
+  EXPECT_EQ(run("model --gpu h100 --kernel fa3 --seqlen 256").code, 0);
+}
+
 TEST_F(Input, WhatifScalesStayWithinWhatIsPhysical) {
   expect_error(run("whatif --gpu b200 --scale mma=1e-300"),
                "--scale 'mma=1e-300': the factor must be a number from 1/64 (0.015625) to 64");
