@@ -181,9 +181,15 @@ void bench(const Context& ctx, const BenchOptions& o) {
     for (const AttnShape& s : take(load_sweep(file)).shapes) shapes.push_back(s);
   if (o.sweeps.empty()) shapes.push_back(o.shape.shape());
 #if FA4_HAVE_BENCH
-  for (const std::string& name : o.kernels)
-    if (!kernels::find_kernel(name))
+  for (const std::string& name : o.kernels) {
+    const kernels::Kernel* kernel = kernels::find_kernel(name);
+    if (!kernel)
       throw UserError(fmt::format("no kernel '{}': 'fa4-analyze kernels' lists them", name));
+    if (kernel->pass != Pass::fwd)
+      throw UserError(fmt::format("'{}' is a backward kernel and bench measures forward kernels; "
+                                  "time it with tests/kernels/kernel_timing --pass bwd",
+                                  name));
+  }
   // Refuse before measuring anything when the peers were asked for and cannot run.
   if (o.peers)
     if (const std::string why = peers_unavailable(o.peer); !why.empty())

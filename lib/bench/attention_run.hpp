@@ -19,7 +19,7 @@ struct AttentionRun {
   Outcome outcome = Outcome::ok;
   std::string reason;  // why skipped or failed; the check's summary when ok
   std::optional<TimingStats> timing;
-  double tflops = 0;  // forward FLOPs (core/shape.hpp) / median time
+  double tflops = 0;  // the pass's FLOPs (core/shape.hpp) / median time
 };
 
 // Errors are CUDA failures outside the kernel's check (allocation, copies, a launch error).

@@ -15,8 +15,6 @@ extern const Kernel fa3_no_overlap_kernel;
 extern const Kernel fa3_no_ws_kernel;
 extern const Kernel fa3_wide_kernel;
 extern const Kernel fa3_narrow_kernel;
-extern const Kernel fa3_bwd_kernel;  // fa3/fa3_bwd.cu (backward), and its dQ-atomics variant:
-extern const Kernel fa3_bwd_atomics_kernel;
 extern const Kernel fa4_kernel;  // fa4/fa4.cu: fa3's pipeline with FA4's softmax, and its grid:
 extern const Kernel fa4_e0_r0_kernel;
 extern const Kernel fa4_e0_r1_kernel;
@@ -27,28 +25,24 @@ extern const Kernel fa4_e25_r1_kernel;
 extern const Kernel fa4_e50_r0_kernel;
 extern const Kernel fa4_e50_r1_kernel;
 extern const Kernel fa4_e100_r1_kernel;
+extern const Kernel fa2_bwd_kernel;  // fa2_bwd.cu: FA2's backward, and its deterministic variant
+extern const Kernel fa2_bwd_deterministic_kernel;
+extern const Kernel fa3_bwd_kernel;  // fa3/fa3_bwd.cu: FA3-style backward, and its dQ-atomics variant
+extern const Kernel fa3_bwd_atomics_kernel;
 
 namespace {
-constexpr std::array kAllKernels{&naive_kernel,
-                                 &fa2_kernel,
-                                 &fa3_kernel,
-                                 &fa3_no_pingpong_kernel,
-                                 &fa3_no_overlap_kernel,
-                                 &fa3_no_ws_kernel,
-                                 &fa3_wide_kernel,
-                                 &fa3_narrow_kernel,
+constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
+                                 &fa3_kernel,            &fa3_no_pingpong_kernel,
+                                 &fa3_no_overlap_kernel, &fa3_no_ws_kernel,
+                                 &fa3_wide_kernel,       &fa3_narrow_kernel,
                                  &fa4_kernel,
-                                 &fa4_e0_r0_kernel,
-                                 &fa4_e0_r1_kernel,
-                                 &fa4_e12_r0_kernel,
-                                 &fa4_e12_r1_kernel,
-                                 &fa4_e25_r0_kernel,
-                                 &fa4_e25_r1_kernel,
-                                 &fa4_e50_r0_kernel,
-                                 &fa4_e50_r1_kernel,
+                                 &fa4_e0_r0_kernel,      &fa4_e0_r1_kernel,
+                                 &fa4_e12_r0_kernel,     &fa4_e12_r1_kernel,
+                                 &fa4_e25_r0_kernel,     &fa4_e25_r1_kernel,
+                                 &fa4_e50_r0_kernel,     &fa4_e50_r1_kernel,
                                  &fa4_e100_r1_kernel,
-                                 &fa3_bwd_kernel,
-                                 &fa3_bwd_atomics_kernel};
+                                 &fa2_bwd_kernel,        &fa2_bwd_deterministic_kernel,
+                                 &fa3_bwd_kernel,        &fa3_bwd_atomics_kernel};
 }  // namespace
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }

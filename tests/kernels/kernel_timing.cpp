@@ -7,6 +7,9 @@
 // device-to-device copy. --csv appends rows to FILE. --rounds R times every shape R times over,
 // the kernels taking turns (A B A B ...), one row per round: an A/B comparison whose rounds see
 // the same clocks and temperatures, so the spread between rounds shows what a difference is worth.
+// --pass bwd times the backward kernels instead (lib/bench/attention_bwd_run.hpp: the --forward
+// kernel runs once, untimed, for O and LSE; the timed launch holds every kernel of the backward:
+// preprocessing, main kernel, dQ conversion), with backward FLOPs (2.5 x forward).
 //
 // Shapes follow the FA papers: `--tokens` total (batch = tokens / seqlen), heads = hidden /
 // headdim. FLOPs = 4 * b * h * s^2 * d, halved when causal (core/shape.hpp).
@@ -14,6 +17,7 @@
 //   kernel_timing [--kernels fa2,naive] [--headdim 128] [--seqlens 4096,8192,16384]
 //                 [--causal both|0|1] [--dtype bf16|fp16] [--tokens 16384] [--hidden 2048]
 //                 [--samples 30] [--warmup 5] [--rounds 1] [--csv FILE] [--no-ceilings]
+//                 [--pass fwd|bwd] [--forward fa2]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -27,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/attention_bwd_run.hpp"
 #include "bench/attention_run.hpp"
 #include "bench/ceiling_probes.hpp"
 #include "bench/sm_clock.hpp"
@@ -54,6 +59,8 @@ struct Options {
   int rounds = 1;
   std::string csv;
   bool ceilings = true;
+  Pass pass = Pass::fwd;
+  std::string forward = "fa2";  // makes O and LSE for --pass bwd
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -105,6 +112,12 @@ Result<Options> parse(int argc, char** argv) {
         o.rounds = std::stoi(value);
       else if (flag == "--csv")
         o.csv = value;
+      else if (flag == "--pass") {
+        Result<Pass> pass = parse_pass(value);
+        if (!pass) return pass.error();
+        o.pass = *pass;
+      } else if (flag == "--forward")
+        o.forward = value;
       else
         return Error{"unknown option " + flag + "; see the usage at the top of kernel_timing.cpp"};
     } catch (const std::exception&) {
@@ -213,16 +226,21 @@ Status run(const Options& o) {
     if (Status s = print_ceilings(*timer, o, csv); !s) return s;
 
   std::vector<const kernels::Kernel*> selected;
-  for (const kernels::Kernel* k : kernels::kernels_for(Pass::fwd))
+  for (const kernels::Kernel* k : kernels::kernels_for(o.pass))
     if (o.kernels.empty() ||
         std::find(o.kernels.begin(), o.kernels.end(), std::string(k->name)) != o.kernels.end())
       selected.push_back(k);
-  if (selected.empty()) return Error{"no registered kernel matches --kernels"};
+  if (selected.empty())
+    return Error{"no registered " + std::string(to_string(o.pass)) +
+                 " kernel matches --kernels; 'fa4-analyze kernels' lists them"};
+  const kernels::Kernel* forward = kernels::find_kernel(o.forward);
+  if (!forward || forward->pass != Pass::fwd)
+    return Error{"--forward " + o.forward + " is not a registered forward kernel"};
 
   const std::uint64_t seed = std::random_device{}();
   std::printf("inputs: normal(0, 1) rounded to %s, seed %llu (fresh per shape)\n",
               std::string(to_string(o.dtype)).c_str(), static_cast<unsigned long long>(seed));
-  std::printf("%-8s %-34s %10s %10s %10s %9s  %s\n", "kernel", "shape", "median_ms", "min_ms",
+  std::printf("%-22s %-34s %10s %10s %10s %9s  %s\n", "kernel", "shape", "median_ms", "min_ms",
               "max_ms", "TFLOP/s", "check");
   for (std::int64_t seqlen : o.seqlens)
     if (seqlen <= 0 || o.tokens % seqlen != 0 || o.hidden % o.headdim != 0)
@@ -242,23 +260,27 @@ Status run(const Options& o) {
                                 .dtype = o.dtype};
           const std::string name = describe(shape);
           const std::string kernel_name(kernel->name);
-          Result<bench::AttentionRun> r = bench::run_attention(*kernel, shape, *device, *timer,
-                                                               seed + std::uint64_t(seqlen));
+          const std::uint64_t shape_seed = seed + std::uint64_t(seqlen);
+          Result<bench::AttentionRun> r =
+              o.pass == Pass::fwd
+                  ? bench::run_attention(*kernel, shape, *device, *timer, shape_seed)
+                  : bench::run_attention_backward(*kernel, *forward, shape, *device, *timer,
+                                                  shape_seed);
           if (!r) return r.error();
           if (r->outcome == bench::Outcome::skipped) {
-            std::printf("%-8s %-34s skipped: %s\n", kernel_name.c_str(), name.c_str(),
+            std::printf("%-22s %-34s skipped: %s\n", kernel_name.c_str(), name.c_str(),
                         r->reason.c_str());
             continue;
           }
           if (r->outcome == bench::Outcome::failed) {
-            std::printf("%-8s %-34s not timed: %s\n", kernel_name.c_str(), name.c_str(),
+            std::printf("%-22s %-34s not timed: %s\n", kernel_name.c_str(), name.c_str(),
                         r->reason.c_str());
             csv << kernel_name << "," << name << "," << causal << "," << seqlen
                 << ",,,,,check failed\n";
             continue;
           }
           const bench::TimingStats& t = *r->timing;
-          std::printf("%-8s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
+          std::printf("%-22s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
                       name.c_str(), t.median_s * 1e3, t.min_s * 1e3, t.max_s * 1e3, r->tflops,
                       r->reason.c_str());
           if (const double drift = sample_drift(t.samples_s); drift_flagged(drift))
