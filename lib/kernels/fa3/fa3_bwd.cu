@@ -42,8 +42,8 @@
 // LSE and D (2 * b*h_q*sq*4); the dQ accumulator (b*h_q*sq*d*4) takes n_blocks reduce-adds per
 // row in L2 and reaches HBM about once; preprocessing reads O, dO and zeroes the accumulator, the
 // conversion reads it and writes dQ. At hd128, 16k tokens, hidden 2048, s = 4096 (b4 h16):
-// 1.37 TFLOP (non-causal) against ~0.6 GB in all: compute-bound (floor at the measured 782 TFLOP/s
-// GEMM ceiling: 1.76 ms; bytes at 4.8 TB/s: 0.13 ms).
+// 1.37 TFLOP (non-causal) against ~0.87 GB in all: compute-bound (floor at the lent H100's
+// measured 797 TFLOP/s GEMM ceiling: 1.72 ms; bytes at its measured 3.0 TB/s: 0.29 ms).
 //
 // Tiles (bf16/fp16), keys x queries per step, shared memory:
 //   hd64:  128 x 128, K + V 2 x 16, Q + dO 2 stages x (16 + 16), dS 2 x 32, dQ staging 36
