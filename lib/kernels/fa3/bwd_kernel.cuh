@@ -23,8 +23,7 @@ __device__ __forceinline__ void bwd_consumer_loop(const BwdParams& p, const BwdS
       dk[i] = 0.0f;
     }
     mbarrier_wait(smem.kv_full(), st.tiles & 1u);
-    for (int i = 0; i < tile.iterations; ++i)
-      consume_query_block<T>(p, smem, st, wg, tile.n_block, query_block(p, tile, i), dv, dk);
+    consume_tile<T>(p, smem, st, wg, tile, dv, dk);
     store_key_grads<T>(p, smem, wg, tile, dv, dk);
     ++st.tiles;
   }
@@ -54,6 +53,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     if (warp == 0 && threadIdx.x == 0) {
       PipelineState ring;
       std::uint32_t tiles_done = 0;
+#pragma unroll 1
       for (BwdTileScheduler scheduler; scheduler.valid(p); scheduler.advance()) {
         if (!scheduler.has_tile(p)) continue;
         load_tile<T>(p, smem, scheduler.template current<T>(p), tiles_done++, ring);

@@ -92,11 +92,11 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
     tma_load_3d(smem.v() + offset, &p.v_map, smem.kv_full(), cb * kColumnBlock,
                 tile.n_block * T::kBlockN, tile.bh_kv);
   }
+  BwdQueryBlock qb = query_block(p, tile, 0);
 #pragma unroll 1
   for (int i = 0; i < tile.iterations; ++i) {
-    const BwdQueryBlock qb = query_block(p, tile, i);
     const int m0 = qb.m_block * T::kBlockM;
-    const std::int64_t row = std::int64_t(qb.bh_q) * p.rows_padded + m0;
+    const int row = qb.bh_q * p.rows_padded + m0;  // < 2^31 rows: dq_accum has rows * d floats
     mbarrier_wait(smem.q_empty(ring.index), ring.phase ^ 1u);
     mbarrier_arrive_expect_tx(smem.q_full(ring.index), T::kQBytes + T::kStatBytes);
 #pragma unroll
@@ -112,6 +112,10 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
                   smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
     bulk_load(smem.delta(ring.index), p.delta + row, T::kStatBytes, smem.do_full(ring.index));
     ring.template advance<T::kStages>();
+    if (++qb.m_block == p.m_blocks) {  // the next query head of the group
+      qb.m_block = tile.m_first;
+      ++qb.bh_q;
+    }
   }
 }
 
@@ -174,10 +178,10 @@ __device__ __forceinline__ void gemm_ss(float (&acc)[N / 2], std::uint32_t a, st
 }
 
 // acc (64 keys x d) += A B: A (keys x queries) from registers, B (queries x d) N-major in shared
-// memory (Q or dO, column blocks kQBlockBytes apart).
+// memory (Q or dO, column blocks kQBlockBytes apart). Issued only: the caller fences and commits.
 template <class T>
-__device__ __forceinline__ void gemm_rs(float (&acc)[T::kAccRegs], std::uint32_t (&a)[T::kPRegs],
-                                        std::uint32_t b) {
+__device__ __forceinline__ void rs_issue(float (&acc)[T::kAccRegs], std::uint32_t (&a)[T::kPRegs],
+                                         std::uint32_t b) {
   fence_operands(acc);
   fence_operands(a);
   wgmma_fence();
@@ -188,6 +192,11 @@ __device__ __forceinline__ void gemm_rs(float (&acc)[T::kAccRegs], std::uint32_t
         acc, frag, mnmajor_descriptor(b + std::uint32_t(ks * T::kRowStepBytes), T::kQBlockBytes),
         1);
   }
+}
+template <class T>
+__device__ __forceinline__ void gemm_rs(float (&acc)[T::kAccRegs], std::uint32_t (&a)[T::kPRegs],
+                                        std::uint32_t b) {
+  rs_issue<T>(acc, a, b);
   wgmma_commit();
   fence_operands(acc);
 }
@@ -267,44 +276,12 @@ __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T
   }
 }
 
-// One query iteration of consumer warpgroup `wg`: dV (and/or dK, dQ as T::kOutputs says) for
-// query block qb against the CTA's key block n_block.
+// P^T = 2^(S^T scale log2 e - LSE log2 e) in place; keys past seqlen_k or past a query's causal
+// limit get 0. `key0`: this thread's first key row; m0: the query block's first row.
 template <class T>
-__device__ __forceinline__ void consume_query_block(const BwdParams& p, const BwdSharedMap<T>& smem,
-                                                    BwdConsumerState& st, int wg, int n_block,
-                                                    const BwdQueryBlock& qb,
-                                                    float (&dv)[T::kAccRegs],
-                                                    float (&dk)[T::kAccRegs]) {
-  const int stage = st.ring.index;
-  const std::uint32_t phase = st.ring.phase;
-  const int m0 = qb.m_block * T::kBlockM;
-  const std::uint32_t k_wg = smem.k() + std::uint32_t(wg * T::kWarpgroupKvBytes);
-  const std::uint32_t v_wg = smem.v() + std::uint32_t(wg * T::kWarpgroupKvBytes);
-  const int lane = int(threadIdx.x) % kWarpSize;
-  const int t = lane % 4;
-  const int key0 = n_block * T::kBlockN + wg * kBwdKeysPerWarpgroup +
-                   (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 + lane / 4;
-
-  float s[T::kSRegs];
-  float dp[T::kSRegs];
-  mbarrier_wait(smem.q_full(stage), phase);
-  gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes, false>(
-      s, k_wg, smem.q(stage), false);
-  if constexpr (T::kDkDq) {
-    mbarrier_wait(smem.do_full(stage), phase);
-    gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes, false>(
-        dp, v_wg, smem.dout(stage), false);
-    wgmma_wait<1>();
-  } else {
-    wgmma_wait<0>();
-  }
-  fence_operands(s);
-
-  // P^T = 2^(S^T scale log2 e - LSE log2 e); keys past seqlen_k or past a query's causal limit 0.
-  const std::uint32_t lse = smem.lse(stage);
-  const int causal_shift = p.seqlen_k - p.seqlen_q;
-  const bool needs_mask = n_block * T::kBlockN + T::kBlockN > p.seqlen_k ||
-                          (p.causal && n_block * T::kBlockN + T::kBlockN - 1 > m0 + causal_shift);
+__device__ __forceinline__ void probabilities(const BwdParams& p, float (&s)[T::kSRegs],
+                                              std::uint32_t lse, int key0, int n_block, int m0) {
+  const int t = int(threadIdx.x) % 4;
 #pragma unroll
   for (int j = 0; j < T::kBlockM / 8; ++j) {
     float l0, l1;
@@ -317,7 +294,9 @@ __device__ __forceinline__ void consume_query_block(const BwdParams& p, const Bw
       s[4 * j + 2 * h + 1] = fast_exp2(fmaf(s[4 * j + 2 * h + 1], p.scale_log2, -l1));
     }
   }
-  if (needs_mask) {
+  const int causal_shift = p.seqlen_k - p.seqlen_q;
+  const int key_end = n_block * T::kBlockN + T::kBlockN;
+  if (key_end > p.seqlen_k || (p.causal && key_end - 1 > m0 + causal_shift)) {
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
       const int key = key0 + 8 * h;
@@ -330,72 +309,163 @@ __device__ __forceinline__ void consume_query_block(const BwdParams& p, const Bw
             s[4 * j + 2 * h + c] = 0.0f;
     }
   }
+}
 
-  if constexpr (T::kDkDq) {
-    wgmma_wait<0>();  // dP^T done
-    fence_operands(dp);
-    // dS^T = P^T (dP^T - D), in place of dP^T, before P^T is packed (both in fp32).
-    const std::uint32_t delta = smem.delta(stage);
+// dS^T = P^T (dP^T - D), in place of dP^T.
+template <class T>
+__device__ __forceinline__ void score_gradients(const float (&pt)[T::kSRegs],
+                                                float (&dpt)[T::kSRegs], std::uint32_t delta) {
+  const int t = int(threadIdx.x) % 4;
 #pragma unroll
-    for (int j = 0; j < T::kBlockM / 8; ++j) {
-      float d0, d1;
-      asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
-                   : "=f"(d0), "=f"(d1)
-                   : "r"(delta + std::uint32_t((8 * j + 2 * t) * 4)));
+  for (int j = 0; j < T::kBlockM / 8; ++j) {
+    float d0, d1;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
+                 : "=f"(d0), "=f"(d1)
+                 : "r"(delta + std::uint32_t((8 * j + 2 * t) * 4)));
 #pragma unroll
-      for (int h = 0; h < kRowsPerThread; ++h) {
-        dp[4 * j + 2 * h] = s[4 * j + 2 * h] * (dp[4 * j + 2 * h] - d0);
-        dp[4 * j + 2 * h + 1] = s[4 * j + 2 * h + 1] * (dp[4 * j + 2 * h + 1] - d1);
-      }
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      dpt[4 * j + 2 * h] = pt[4 * j + 2 * h] * (dpt[4 * j + 2 * h] - d0);
+      dpt[4 * j + 2 * h + 1] = pt[4 * j + 2 * h + 1] * (dpt[4 * j + 2 * h + 1] - d1);
     }
   }
+}
+
+// Consumer warpgroup `wg`'s query loop over one tile: dV (and/or dK, dQ as T::kOutputs says)
+// for the CTA's key block. With dK and dQ the loop is software-pipelined so that the tensor cores
+// always have queued work from this warpgroup except during its exp2 and dS: per iteration i
+//   issue dP(i); wait S(i) (dV, dK of i-1 are done too: free Q, dO of i-1); P(i) (exp2, while
+//   dP(i) runs); wait dP(i); dS(i) to shared memory; bar.sync; issue dQ(i), then dV(i) + dK(i),
+//   then S(i+1); wait dQ(i) and hand it on (while dV, dK, S(i+1) run).
+// Commit groups complete in order, which the wait counts below rely on.
+template <class T>
+__device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdSharedMap<T>& smem,
+                                             BwdConsumerState& st, int wg, const BwdTile& tile,
+                                             float (&dv)[T::kAccRegs], float (&dk)[T::kAccRegs]) {
+  const std::uint32_t k_wg = smem.k() + std::uint32_t(wg * T::kWarpgroupKvBytes);
+  const std::uint32_t v_wg = smem.v() + std::uint32_t(wg * T::kWarpgroupKvBytes);
+  const int key0 = tile.n_block * T::kBlockN + wg * kBwdKeysPerWarpgroup +
+                   (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 +
+                   (int(threadIdx.x) % kWarpSize) / 4;
+  float s[T::kSRegs];
+  float dp[T::kSRegs];
   std::uint32_t pp[T::kPRegs];
-  if constexpr (T::kDv) {
-    mbarrier_wait(smem.do_full(stage), phase);  // (already complete when dP^T was computed)
-    convert_pairs<T>(s, pp);
-    gemm_rs<T>(dv, pp, smem.dout(stage));
-  }
-  if constexpr (T::kDkDq) {
-    std::uint32_t dsp[T::kPRegs];
-    convert_pairs<T>(dp, dsp);
-    const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
-    store_ds<T>(dsp, ds_tile, wg);
-    gemm_rs<T>(dk, dsp, smem.q(stage));
-    // Both warpgroups' dS columns are in shared memory before either reads the whole tile.
-    fence_proxy_async_shared();
-    named_barrier_sync(kDsReadyBarrier, kConsumerThreads);
-    const int dq_row0 = T::kDqSplitRows ? wg * kMmaM : 0;
-    const int dq_col0 = T::kDqSplitRows ? 0 : wg * T::kDqCols;
-#pragma unroll
-    for (int chunk = 0; chunk < T::kDqChunks; ++chunk) {
+  std::uint32_t dsp[T::kPRegs];
+  const auto issue_s = [&](const PipelineState& at) {
+    mbarrier_wait(smem.q_full(at.index), at.phase);
+    gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes, false>(
+        s, k_wg, smem.q(at.index), false);
+  };
+  const auto release_stage = [&](int index) {
+    release_buffer(smem.q_empty(index));
+    release_buffer(smem.do_empty(index));
+  };
+
+  if constexpr (!T::kDkDq) {
+    // dV alone (hd256's first pass): S, P, dV in sequence.
+    for (int i = 0; i < tile.iterations; ++i) {
+      const BwdQueryBlock qb = query_block(p, tile, i);
+      const PipelineState at = st.ring;
+      issue_s(at);
+      wgmma_wait<0>();
+      fence_operands(s);
+      probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, qb.m_block * T::kBlockM);
+      mbarrier_wait(smem.do_full(at.index), at.phase);
+      convert_pairs<T>(s, pp);
+      gemm_rs<T>(dv, pp, smem.dout(at.index));
+      wgmma_wait<0>();
+      fence_operands(dv);
+      fence_operands(pp);
+      release_stage(at.index);
+      st.ring.template advance<T::kStages>();
+    }
+    return;
+  } else {
+    if (tile.iterations == 0) return;
+    // S(i+1) is issued early only with a second ring stage: with one (hd256), Q(i+1) lands in
+    // the stage that iteration i frees, so S(i) is issued at the top of iteration i instead.
+    constexpr bool kEarlyS = T::kStages > 1;
+    if constexpr (kEarlyS) issue_s(st.ring);
+    int previous = 0;  // the ring stage of iteration i - 1
+    BwdQueryBlock qb = query_block(p, tile, 0);
+    for (int i = 0; i < tile.iterations; ++i) {
+      const int m0 = qb.m_block * T::kBlockM;
+      const PipelineState at = st.ring;
+      const auto free_previous = [&]() {
+        fence_operands(pp);
+        fence_operands(dsp);
+        fence_operands(dk);
+        if constexpr (T::kDv) fence_operands(dv);
+        release_stage(previous);
+      };
+      if constexpr (!kEarlyS) {
+        if (i > 0) {
+          wgmma_wait<0>();  // dV(i-1), dK(i-1)
+          free_previous();
+        }
+        issue_s(at);
+      }
+      mbarrier_wait(smem.do_full(at.index), at.phase);
+      gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes,
+              false>(dp, v_wg, smem.dout(at.index), false);
+      wgmma_wait<1>();  // S(i), and dV(i-1), dK(i-1) before it
+      fence_operands(s);
+      if (kEarlyS && i > 0) free_previous();
+      probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, m0);
+      wgmma_wait<0>();
+      fence_operands(dp);
+      score_gradients<T>(s, dp, smem.delta(at.index));
+      if constexpr (T::kDv) convert_pairs<T>(s, pp);
+      convert_pairs<T>(dp, dsp);
+      const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
+      store_ds<T>(dsp, ds_tile, wg);
+      // Both warpgroups' dS columns are in shared memory before either reads the whole tile.
+      fence_proxy_async_shared();
+      named_barrier_sync(kDsReadyBarrier, kConsumerThreads);
+      const int dq_row0 = T::kDqSplitRows ? wg * kMmaM : 0;
+      const int dq_col0 = T::kDqSplitRows ? 0 : wg * T::kDqCols;
       float dq[T::kDqRegs];
-      const int col0 = dq_col0 + chunk * kColumnBlock;
       gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
               true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
-                    smem.k() + std::uint32_t(col0 / kColumnBlock * T::kKvBlockBytes), false);
-      wgmma_wait<0>();
-      fence_operands(dq);
-      if (chunk == T::kDqChunks - 1) {
-        fence_operands(dk);
-        fence_operands(dsp);  // the asynchronous GEMMs read these registers until the wait
-        if constexpr (T::kDv) {
-          fence_operands(dv);
-          fence_operands(pp);
-        }
-        release_buffer(smem.q_empty(stage));
-        release_buffer(smem.do_empty(stage));
+                    smem.k() + std::uint32_t(dq_col0 / kColumnBlock * T::kKvBlockBytes), false);
+      // dV += P^T dO and dK += dS^T Q as one commit group.
+      if constexpr (T::kDv) rs_issue<T>(dv, pp, smem.dout(at.index));
+      rs_issue<T>(dk, dsp, smem.q(at.index));
+      wgmma_commit();
+      const bool has_next = i + 1 < tile.iterations;
+      previous = at.index;
+      st.ring.template advance<T::kStages>();
+      if (kEarlyS && has_next) {
+        issue_s(st.ring);
+        wgmma_wait<2>();
+      } else {
+        wgmma_wait<1>();
       }
-      emit_dq<T>(p, smem, dq, dq_row0, col0, qb.bh_q, m0, st.iterations);
+      fence_operands(dq);
+      emit_dq<T>(p, smem, dq, dq_row0, dq_col0, qb.bh_q, m0, st.iterations);
+      // Further 64-column chunks (hd256): issued and reduced one after the other.
+#pragma unroll
+      for (int chunk = 1; chunk < T::kDqChunks; ++chunk) {
+        const int col0 = dq_col0 + chunk * kColumnBlock;
+        gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
+                true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
+                      smem.k() + std::uint32_t(col0 / kColumnBlock * T::kKvBlockBytes), false);
+        wgmma_wait<0>();
+        fence_operands(dq);
+        emit_dq<T>(p, smem, dq, dq_row0, col0, qb.bh_q, m0, st.iterations);
+      }
+      ++st.iterations;
+      if (++qb.m_block == p.m_blocks) {  // the next query head of the group
+        qb.m_block = tile.m_first;
+        ++qb.bh_q;
+      }
     }
-  } else {
     wgmma_wait<0>();
-    fence_operands(dv);
     fence_operands(pp);
-    release_buffer(smem.q_empty(stage));
-    release_buffer(smem.do_empty(stage));
+    fence_operands(dsp);
+    fence_operands(dk);
+    if constexpr (T::kDv) fence_operands(dv);
+    release_stage(previous);
   }
-  st.ring.template advance<T::kStages>();
-  ++st.iterations;
 }
 
 }  // namespace fa4::kernels::fa3
