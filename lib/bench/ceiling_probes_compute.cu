@@ -12,6 +12,7 @@
 
 #include "bench/ceiling_probes_detail.hpp"
 #include "kernels/sm80_primitives.cuh"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::bench::ceiling_detail {
 namespace {
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(kFullThreads, kFullBlocksPerSm)
 #pragma unroll
     for (int u = 0; u < kEx2Unroll; ++u)
 #pragma unroll
-      for (int j = 0; j < kEx2Chains; ++j) x[j] = kernels::sm80::fast_exp2(x[j]) + offset;
+      for (int j = 0; j < kEx2Chains; ++j) x[j] = kernels::fast_exp2(x[j]) + offset;
   float total = 0.0f;
 #pragma unroll
   for (int j = 0; j < kEx2Chains; ++j) total += x[j];
