@@ -220,22 +220,4 @@ __device__ __forceinline__ std::uint64_t mnmajor_descriptor(std::uint32_t addres
          (descriptor_field(kSwizzleAtomBytes) << 32) | kDescriptorSwizzle128;
 }
 
-// Two fp32 values rounded to one register of two 16-bit values (low half first).
-template <typename Element>
-__device__ __forceinline__ std::uint32_t pack_pair(float lo, float hi) {
-  if constexpr (sizeof(Element) == 2 && __is_same(Element, __nv_bfloat16)) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
-  }
-}
-
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
 }  // namespace fa4::kernels::hopper
