@@ -250,7 +250,7 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
                            std::string(o.algorithm == Algorithm::fa2 && o.pass == Pass::fwd
                                            ? "our fa2 on H200, seqlen 8k, hd 64/128/256"
                                            : "")});
-    if (o.algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
+    if (o.algorithm == Algorithm::fa2 && mma_sync_below_peak(gpu))
       p.factors.push_back(
           gpu.mma_sync_share > 0
               ? Factor{"mma_sync_share", gpu.mma_sync_share,
