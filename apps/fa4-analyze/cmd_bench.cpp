@@ -1,6 +1,7 @@
 // fa4-analyze bench: check and time registered kernels on the GPU (lib/bench) and record every
 // measurement, with its samples, linked to the model's prediction for the same shape on the
-// detected GPU's hardware model. Without a CUDA device it says so and exits 1.
+// detected GPU's hardware model (lib/orchestration: each kernel's model configuration). Without a
+// CUDA device it says so and exits 1.
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +24,8 @@
 #include "bench/sm_clock.hpp"
 #include "bench/stop_signal.hpp"
 #include "bench/sweep_loop.hpp"
+#include "orchestration/bench_prediction.hpp"
+#include "orchestration/kernel_models.hpp"
 #endif
 
 namespace fa4::app {
@@ -41,21 +44,6 @@ struct BenchOptions {
 };
 
 #if FA4_HAVE_BENCH
-
-// Records the model's prediction for `shape` and returns its id; nullopt when there is no model
-// of this GPU or of this kernel's algorithm, or the model refuses the shape.
-std::optional<std::int64_t> record_prediction(store::Store& db, std::int64_t run_id,
-                                              const hw::Spec* gpu, std::string_view kernel,
-                                              const AttnShape& shape) {
-  const auto algorithm = model::parse_algorithm(kernel);
-  if (!gpu || !algorithm) return std::nullopt;
-  model::Options options;
-  options.algorithm = *algorithm;
-  options.pass = Pass::fwd;
-  auto p = model::predict(*gpu, shape, options);
-  if (!p) return std::nullopt;
-  return take(db.record_predictions(run_id, {*p})).at(0);
-}
 
 // Recorded with an ok measurement whose samples drifted (bench/stats.hpp, sample_drift).
 std::string drift_warning(double drift) {
@@ -142,6 +130,9 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
   const bool terminal = isatty(fileno(stdout));
   fmt::print("run {}: {} on {} (model: {}), inputs seed {}\n", run_id, ctx.db_path, device->name,
              gpu ? gpu->id : "none", seed);
+  for (const std::string& name : kernel_names)
+    if (const auto* k = take(orchestration::find_kernel_model(name)); !k->approximation.empty())
+      fmt::print("note: the model predicts {} as {}\n", name, k->approximation);
   const auto configs = bench::sweep_configs(shapes, kernel_names);
   const bench::StopOnSignal stop;
   const bench::SweepSettings settings{
@@ -154,8 +145,7 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
     std::fflush(stdout);
     store::Measurement m = to_measurement(
         bench::run_attention(*kernel, config.shape, *device, timer, seed + index + 1));
-    if (m.status == store::MeasurementStatus::ok)
-      m.prediction_id = record_prediction(db, run_id, gpu, config.kernel, config.shape);
+    take(orchestration::link_prediction(db, run_id, gpu, config.kernel, config.shape, m));
     if (terminal) fmt::print("\r\033[K");
     return m;
   };
@@ -178,9 +168,11 @@ void bench(const Context& ctx, const BenchOptions& o) {
     for (const AttnShape& s : take(load_sweep(file)).shapes) shapes.push_back(s);
   if (o.sweeps.empty()) shapes.push_back(o.shape.shape());
 #if FA4_HAVE_BENCH
-  for (const std::string& name : o.kernels)
+  for (const std::string& name : o.kernels) {
     if (!kernels::find_kernel(name))
       throw UserError(fmt::format("no kernel '{}': 'fa4-analyze kernels' lists them", name));
+    take(orchestration::find_kernel_model(name));
+  }
   // Refuse before measuring anything when the peers were asked for and cannot run.
   if (o.peers)
     if (const std::string why = peers_unavailable(o.peer); !why.empty())
