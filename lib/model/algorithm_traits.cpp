@@ -42,8 +42,16 @@ Tile preferred_tile(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm
 
 }  // namespace
 
-bool is_blackwell(const hw::Spec& gpu) { return gpu.per_sm.tmem_bytes > 0; }
-bool is_hopper(const hw::Spec& gpu) { return gpu.compute_capability == 90; }
+bool is_blackwell(const hw::Spec& gpu) {
+  return gpu.architecture == hw::Architecture::blackwell ||
+         gpu.architecture == hw::Architecture::blackwell_ultra;
+}
+bool is_hopper(const hw::Spec& gpu) { return gpu.architecture == hw::Architecture::hopper; }
+bool mma_sync_below_peak(const hw::Spec& gpu) { return is_hopper(gpu) || is_blackwell(gpu); }
+
+double mma_sync_share(const hw::Spec& gpu) {
+  return gpu.mma_sync_share > 0 ? gpu.mma_sync_share : factors::kMmaSyncShareHopper;
+}
 
 std::optional<std::string> unsupported_reason(const hw::Spec& gpu, Algorithm algorithm) {
   if (algorithm == Algorithm::fa3 && !is_hopper(gpu))
