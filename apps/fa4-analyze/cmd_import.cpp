@@ -2,8 +2,6 @@
 // measurements tagged with their source, and published figures (data/published/*.json) into the
 // published table. Each file is one transaction: a malformed line loads nothing of its file;
 // importing a file again adds nothing.
-#include <fmt/format.h>
-
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -11,11 +9,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "open_store.hpp"
 #include "context.hpp"
 #include "core/count_noun.hpp"
 #include "hw/loader.hpp"
-#include "open_store.hpp"
-#include "context.hpp"
 #include "report/published.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"

@@ -1,12 +1,10 @@
 // fa4-analyze predict: model whole sweeps on GPU models and record every prediction.
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <filesystem>
 #include <memory>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "open_store.hpp"
 #include "ceilings_option.hpp"

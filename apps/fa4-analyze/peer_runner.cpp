@@ -1,7 +1,6 @@
+#include "open_store.hpp"
 #include "peer_runner.hpp"
 
-#include <fmt/chrono.h>
-#include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -15,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/loader.hpp"
-#include "open_store.hpp"
 #include "run_info.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"

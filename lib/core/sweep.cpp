@@ -1,9 +1,10 @@
 #include "core/sweep.hpp"
 
-#include <fmt/format.h>
-
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/json_keys.hpp"
 

@@ -1,10 +1,10 @@
 #include "model/whatif.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+
+#include <fmt/format.h>
 
 namespace fa4::model {
 namespace {

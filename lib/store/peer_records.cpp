@@ -1,9 +1,10 @@
 // Parsing the peer runner's JSON Lines into measurements grouped by peer run.
 #include "store/peer_records.hpp"
 
-#include <fmt/format.h>
-
 #include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "hw/loader.hpp"
 

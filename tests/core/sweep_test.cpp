@@ -1,7 +1,7 @@
 // The sweep parser: grids and explicit shapes, and the inputs the fuzzer found it mishandled.
-#include "core/sweep.hpp"
-
 #include <gtest/gtest.h>
+
+#include "core/sweep.hpp"
 
 namespace fa4 {
 namespace {
