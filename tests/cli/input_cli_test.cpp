@@ -1,6 +1,7 @@
 // Black-box tests of input the tool used to accept and misread: sweep files with unknown or
 // repeated keys, the same shape given twice, and options that no kernel can honour. Each is refused
 // with one "error: ..." line (exit 1, nothing recorded) or handled and said so.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -142,6 +143,38 @@ TEST_F(Input, WhatifScalesStayWithinWhatIsPhysical) {
   const Outcome r = run("whatif --gpu b200 --scale sms=0.5");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("sms x0.5: 74 SMs"), std::string::npos) << r.out;
+}
+
+TEST_F(Input, OptionsNoKernelCanHonourAreRefusedWithTheReason) {
+  expect_error(run("model --gpu b200 --kernel fa4 --exp-emulation nan"),
+               "--exp-emulation nan is not a share: give a number from 0 to 1");
+  expect_error(run("model --gpu h100 --kernel fa3 --headdim 7"),
+               "headdim = 7: fa3 kernels take head dims that are multiples of 8 up to 256");
+  expect_error(run("model --gpu h100 --kernel fa2 --headdim-v 7"), "headdim-v = 7: fa2 kernels");
+  expect_error(run("model --gpu h100 --kernel fa3 --headdim 512"), "headdim = 512");
+  expect_error(run("model --gpu h100 --kernel fa3 --tile 1x1"),
+               "tile 1x1: fa3 on NVIDIA H100 SXM5 80 GB takes query rows in multiples of 64 "
+               "(wgmma's 64 rows per warpgroup)");
+  expect_error(run("model --gpu b200 --kernel fa4 --tile 100x100"),
+               "tile 100x100: fa4 on NVIDIA B200 (HGX, SXM) takes query rows in multiples of 128");
+  expect_error(run("model --gpu h100 --kernel fa2 --tile 512x64"), "each at most 256");
+  expect_error(run("model --gpu h100 --kernel naive --tile 128x128"),
+               "--tile: naive has no tile of its own");
+  for (const char* where :
+       {"--gpu h100 --kernel fa3 --pass bwd", "--gpu b200 --kernel fa2 --pass bwd",
+        "--gpu b200 --kernel fa4 --pass fwd"})
+    expect_error(run(std::string("model ") + where + " --two-cta"),
+                 "--two-cta is FA4's backward on Blackwell");
+  expect_error(run("model --gpu h100 --kernel fa4 --pass bwd --two-cta"), "on NVIDIA H100");
+  // What kernels do run is still modelled: naive takes any head dim, fa4's 2-CTA backward.
+  EXPECT_EQ(run("model --gpu h100 --kernel naive --headdim 7").code, 0);
+  EXPECT_EQ(run("model --gpu b200 --kernel fa4 --pass bwd --two-cta").code, 0);
+  EXPECT_EQ(run("model --gpu h100 --kernel fa3 --tile 192x176 --headdim 64").code, 0);
+  // The checks are the model's: predict refuses a sweep shape the same way.
+  write("d7.json", R"({"name": "t", "shapes": [{"batch": 1, "heads": 8, "seqlen": 1024,
+                      "headdim": 7}]})");
+  expect_error(run("--db t.db predict --sweep d7.json --gpu h100 --kernel fa3"),
+               "nothing to model: headdim = 7: fa3 kernels take head dims");
 }
 
 }  // namespace
