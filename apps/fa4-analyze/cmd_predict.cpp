@@ -4,7 +4,6 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "open_store.hpp"
 #include "ceilings_option.hpp"
@@ -12,7 +11,8 @@
 #include "core/count_noun.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
-#include "model/algorithm_traits.hpp"
+#include "orchestration/predict_run.hpp"
+#include "progress.hpp"
 #include "run_info.hpp"
 #include "store/store.hpp"
 #include "user_error.hpp"
@@ -50,71 +50,42 @@ std::vector<model::Algorithm> pick_kernels(const std::vector<std::string>& names
 
 void run_predict(const Context& ctx, const PredictOptions& o) {
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
-  const auto gpus = pick_gpus(ctx, specs, o);
-  const auto kernels = pick_kernels(o.kernels);
-  std::vector<Pass> passes;
-  for (const auto& p : o.passes) passes.push_back(take(parse_pass(p)));
-  std::vector<AttnShape> shapes;
+  orchestration::PredictPlan plan;
+  plan.gpus = pick_gpus(ctx, specs, o);
+  plan.algorithms = pick_kernels(o.kernels);
+  for (const auto& p : o.passes) plan.passes.push_back(take(parse_pass(p)));
   std::set<AttnShape> seen;
   std::size_t repeated = 0;  // a shape given again, in the same sweep or another
   for (const auto& file : o.sweeps)
     for (const AttnShape& shape : take(load_sweep(file)).shapes) {
       if (seen.insert(shape).second)
-        shapes.push_back(shape);
+        plan.shapes.push_back(shape);
       else
         ++repeated;
     }
 
-  // Model everything first, then record it in one transaction: a failure records nothing.
-  std::vector<model::Prediction> predictions;
-  std::size_t skipped = 0;
-  std::string first_skip;
-  std::vector<std::string> cannot_run;  // "fa4 on a100-sxm: why"
-  for (const hw::Spec& gpu : gpus)
-    for (model::Algorithm algorithm : kernels) {
-      if (auto reason = model::unsupported_reason(gpu, algorithm)) {
-        cannot_run.push_back(
-            fmt::format("{} on {}: {}", model::to_string(algorithm), gpu.id, *reason));
-        continue;
-      }
-      for (Pass pass : passes)
-        for (const AttnShape& shape : shapes) {
-          model::Options options;
-          options.algorithm = algorithm;
-          options.pass = pass;
-          auto p = model::predict(gpu, shape, options);
-          if (!p) {
-            if (first_skip.empty()) first_skip = p.error().message;
-            ++skipped;
-            continue;
-          }
-          predictions.push_back(std::move(p).value());
-        }
-    }
-  if (predictions.empty())
-    throw UserError(fmt::format(
-        "nothing to model: {}{}; choose kernels and GPUs that run together (fa4-analyze kernels "
-        "lists them)",
-        fmt::join(cannot_run, "; "),
-        first_skip.empty() ? "" : (cannot_run.empty() ? "" : "; ") + first_skip));
   std::string devices;
-  for (const hw::Spec& gpu : gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
-  auto db = open_store(ctx);
+  for (const hw::Spec& gpu : plan.gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
   store::RunInfo info = current_run_info(store::RunKind::predict, ctx, devices);
   if (o.ceilings == "measured") info.notes = "unit ceilings measured on the GPU (--ceilings measured)";
-  const auto run_id = take(db.record_prediction_run(info, predictions));
-  fmt::print("run {}: recorded {} ({}, {}) in {}\n", run_id,
-             count_noun(predictions.size(), "prediction"), count_noun(gpus.size(), "GPU model"),
+  Progress progress("(shape, kernel, GPU, pass) combinations",
+                    orchestration::planned_predictions(plan));
+  const auto out = take(orchestration::predict_and_record(
+      plan, info, [&ctx]() -> Result<store::Store> { return open_store(ctx); },
+      [&progress](std::size_t done) { progress.update(done); }));
+  fmt::print("run {}: recorded {} ({}, {}) in {}\n", out.run_id,
+             count_noun(out.recorded, "prediction"), count_noun(plan.gpus.size(), "GPU model"),
              count_noun(o.sweeps.size(), "sweep"), ctx.db_path);
   if (repeated)
     fmt::print(
         "{} modelled once: a shape is predicted once per command however often the "
         "sweeps give it\n",
         count_noun(repeated, "repeated shape"));
-  for (const std::string& pair : cannot_run) fmt::print("skipped {}\n", pair);
-  if (skipped)
+  for (const std::string& pair : out.cannot_run) fmt::print("skipped {}\n", pair);
+  if (out.refused)
     fmt::print("skipped {} the model refuses, e.g.: {}\n",
-               count_noun(skipped, "(shape, kernel, GPU, pass) combination"), first_skip);
+               count_noun(out.refused, "(shape, kernel, GPU, pass) combination"),
+               out.first_refusal);
 }
 
 void setup(CLI::App& app, Context& ctx) {

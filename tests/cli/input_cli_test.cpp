@@ -177,5 +177,33 @@ TEST_F(Input, OptionsNoKernelCanHonourAreRefusedWithTheReason) {
                "nothing to model: headdim = 7: fa3 kernels take head dims");
 }
 
+// A grid of `seqlens` sequence lengths x 2 head dims x 2 masks.
+std::string grid_sweep(int seqlens) {
+  std::string list;
+  for (int i = 1; i <= seqlens; ++i) list += (i > 1 ? ", " : "") + std::to_string(64 * i);
+  return R"({"name": "big", "grid": {"total_tokens": 65536, "hidden": 2048, "headdims": [64, 128],
+             "seqlens": [)" +
+         list + R"(], "causal": [false, true]}})";
+}
+
+TEST_F(Input, ALongPredictShowsProgressOnlyOnATerminal) {
+  write("big.json", grid_sweep(500));  // 2000 shapes: 96,000 combinations, 76,000 predictions
+  const Outcome piped = run("--db t.db predict --sweep big.json");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(piped.err, "") << "no progress line when stderr is not a terminal";
+  EXPECT_NE(piped.out.find("run 1: recorded 70864 predictions"), std::string::npos) << piped.out;
+  // Under a pseudo-terminal (util-linux script), the line appears and is erased at the end.
+  if (std::system("script --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "skipped: util-linux script (a pseudo-terminal) is not installed";
+  const std::string command = "cd '" + dir_.string() +
+                              "' && script -qec \"FA4_DB= '" FA4_CLI
+                              "' --db u.db predict --sweep big.json\" /dev/null > tty.txt";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string tty = slurp(dir_ / "tty.txt");
+  EXPECT_NE(tty.find(" of 96000 (shape, kernel, GPU, pass) combinations ("), std::string::npos)
+      << tty;
+  EXPECT_NE(tty.find("\r\033[K"), std::string::npos) << tty;
+}
+
 }  // namespace
 }  // namespace fa4::testing
