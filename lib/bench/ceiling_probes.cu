@@ -10,7 +10,7 @@
 
 #include "bench/ceiling_probes.hpp"
 #include "bench/ceiling_probes_detail.hpp"
-#include "bench/stats.hpp"
+#include "core/stats.hpp"
 
 namespace fa4::bench {
 namespace ceiling_detail {

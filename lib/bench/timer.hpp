@@ -6,8 +6,8 @@
 #include <functional>
 
 #include "bench/attention_check.hpp"
-#include "bench/stats.hpp"
 #include "core/error.hpp"
+#include "core/stats.hpp"
 
 namespace fa4::bench {
 

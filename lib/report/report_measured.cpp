@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/stats.hpp"
+#include "core/stats.hpp"
 #include "report/charts.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
@@ -156,13 +156,13 @@ std::string one_line(const std::string& reason) {
   return out.empty() ? "no reason recorded" : out;
 }
 
-// The note on an ok cell whose samples drifted past bench::kDriftFlag (bench/stats.hpp).
+// The note on an ok cell whose samples drifted past kDriftFlag (core/stats.hpp).
 std::string drift_note() {
   return fmt::format(
       "ok, but the samples drifted by more than {:.0f}% from the first quarter to the last: the "
       "GPU changed speed mid-measurement (clock or power limit?), so the median describes neither "
       "speed; compare kernels in alternating rounds (tests/kernels/kernel_timing --rounds)",
-      100 * bench::kDriftFlag);
+      100 * kDriftFlag);
 }
 
 // The reasons of one table's skipped and failed cells, and drifted ok ones, each once, with
@@ -235,7 +235,7 @@ std::string group_table(const Group& g) {
       if (it == cells.end())
         line.push_back("—");
       else if (it->second->status == "ok")
-        line.push_back(bench::drift_flagged(bench::sample_drift(it->second->samples_s))
+        line.push_back(drift_flagged(sample_drift(it->second->samples_s))
                            ? integer(it->second->tflops) + " " +
                                  notes.reference(drift_note(), label(g.kernels, k), row)
                            : integer(it->second->tflops));
