@@ -55,7 +55,7 @@ std::optional<std::int64_t> record_prediction(store::Store& db, std::int64_t run
   auto p = model::predict(*gpu, shape, options);
   if (!p) return std::nullopt;
   take(db.record_predictions(run_id, {*p}));
-  const store::Table id = take(db.query(
+  const store::QueryResult id = take(db.query(
       fmt::format("SELECT MAX(id) FROM predictions WHERE run_id = {}", run_id)));
   return std::get<std::int64_t>(id.rows.at(0).at(0));
 }

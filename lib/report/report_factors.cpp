@@ -84,8 +84,8 @@ std::string reported_table(const std::vector<hw::Spec>& gpus, std::string& notes
       }
     }
   }
-  md::Table table{
-      {{"factor"}, {"value", md::Align::right}, {"reported by"}, {"meaning"}, {"fitted to"}}, {}};
+  Table table{{{"factor"}, {"value", Align::right}, {"reported by"}, {"meaning"}, {"fitted to"}},
+              {}};
   for (const Reported& r : reported)
     table.rows.push_back({"`" + r.factor.name + "`", compact(r.factor.value), r.users_text(),
                           r.factor.meaning,
@@ -94,8 +94,8 @@ std::string reported_table(const std::vector<hw::Spec>& gpus, std::string& notes
 }
 
 std::string constants_table() {
-  md::Table table{
-      {{"constant"}, {"value", md::Align::right}, {"kind"}, {"reported as"}, {"what it is"}}, {}};
+  Table table{{{"constant"}, {"value", Align::right}, {"kind"}, {"reported as"}, {"what it is"}},
+              {}};
   for (const model::factors::Constant& c : model::factors::constants())
     table.rows.push_back({fmt::format("`{}`", c.name), compact(c.value), std::string(c.kind),
                           c.reported_as.empty() ? "—" : fmt::format("`{}`", c.reported_as),

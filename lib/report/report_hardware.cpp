@@ -18,20 +18,20 @@ double mma_per_ex2(const hw::Spec& gpu) {
 }
 
 std::string units_table(const std::vector<hw::Spec>& gpus) {
-  const auto right = md::Align::right;
-  md::Table table{{{"GPU"},
-                   {"architecture"},
-                   {"SMs", right},
-                   {"clock MHz", right},
-                   {"dense bf16 PFLOP/s", right},
-                   {"MMA FLOP/clk/SM", right},
-                   {"MUFU ex2/clk/SM", right},
-                   {"FMA lanes/clk/SM", right},
-                   {"SMEM B/clk/SM", right},
-                   {"TMEM KiB/SM", right},
-                   {"HBM TB/s", right},
-                   {"MMA FLOP per ex2", right}},
-                  {}};
+  const auto right = Align::right;
+  Table table{{{"GPU"},
+               {"architecture"},
+               {"SMs", right},
+               {"clock MHz", right},
+               {"dense bf16 PFLOP/s", right},
+               {"MMA FLOP/clk/SM", right},
+               {"MUFU ex2/clk/SM", right},
+               {"FMA lanes/clk/SM", right},
+               {"SMEM B/clk/SM", right},
+               {"TMEM KiB/SM", right},
+               {"HBM TB/s", right},
+               {"MMA FLOP per ex2", right}},
+              {}};
   for (const hw::Spec& g : gpus)
     table.rows.push_back({g.id, g.architecture, fmt::format("{}", g.sms), integer(g.peak_clock_mhz),
                           fmt::format("{:.2f}", g.peak_flops(Dtype::bf16) / 1e15),
@@ -44,15 +44,15 @@ std::string units_table(const std::vector<hw::Spec>& gpus) {
 }
 
 std::string scaling_table(const std::vector<hw::Spec>& gpus, const hw::Spec& base) {
-  const auto right = md::Align::right;
-  md::Table table{{{"GPU"},
-                   {"dense bf16 peak", right},
-                   {"MMA per SM-clock", right},
-                   {"MUFU per SM-clock", right},
-                   {"FMA per SM-clock", right},
-                   {"SMEM per SM-clock", right},
-                   {"HBM", right}},
-                  {}};
+  const auto right = Align::right;
+  Table table{{{"GPU"},
+               {"dense bf16 peak", right},
+               {"MMA per SM-clock", right},
+               {"MUFU per SM-clock", right},
+               {"FMA per SM-clock", right},
+               {"SMEM per SM-clock", right},
+               {"HBM", right}},
+              {}};
   for (const hw::Spec& g : gpus)
     table.rows.push_back(
         {g.id, ratio(g.peak_flops(Dtype::bf16) / base.peak_flops(Dtype::bf16)),

@@ -58,22 +58,22 @@ std::string group_table(const std::map<RowKey, Cells>& rows, double gemm_tflops)
   for (const std::string& k : present)
     if (!ablated(k).empty()) ablations.push_back(k);
 
-  md::Table table{{{"seqlen"}, {"batch", md::Align::right}, {"heads", md::Align::right}}, {}};
-  for (const auto& r : rungs) table.columns.push_back({r, md::Align::right});
+  Table table{{{"seqlen"}, {"batch", Align::right}, {"heads", Align::right}}, {}};
+  for (const auto& r : rungs) table.columns.push_back({r, Align::right});
   for (std::size_t i = 1; i < rungs.size(); ++i)
-    table.columns.push_back({rungs[i] + " / " + rungs[i - 1], md::Align::right});
-  if (gemm_tflops > 0) table.columns.push_back({"best / GEMM ceiling", md::Align::right});
-  for (const auto& a : ablations) table.columns.push_back({a + " / " + ablated(a), md::Align::right});
+    table.columns.push_back({rungs[i] + " / " + rungs[i - 1], Align::right});
+  if (gemm_tflops > 0) table.columns.push_back({"best / GEMM ceiling", Align::right});
+  for (const auto& a : ablations) table.columns.push_back({a + " / " + ablated(a), Align::right});
 
   for (const auto& [row, cells] : rows) {
     const auto at = [&](const std::string& k) {
       const auto it = cells.find(k);
       return it == cells.end() ? 0.0 : it->second;
     };
-    std::vector<std::string> line = {
-        row.seqlen_q == row.seqlen_k ? fmt::format("{}", row.seqlen_q)
-                                     : fmt::format("{}x{}", row.seqlen_q, row.seqlen_k),
-        fmt::format("{}", row.batch), fmt::format("{}", row.heads_q)};
+    std::vector<Cell> line = {row.seqlen_q == row.seqlen_k
+                                  ? fmt::format("{}", row.seqlen_q)
+                                  : fmt::format("{}x{}", row.seqlen_q, row.seqlen_k),
+                              fmt::format("{}", row.batch), fmt::format("{}", row.heads_q)};
     double best = 0;
     for (const auto& r : rungs) {
       line.push_back(at(r) > 0 ? integer(at(r)) : "—");

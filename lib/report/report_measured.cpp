@@ -211,11 +211,11 @@ class Footnotes {
 };
 
 std::string group_table(const Group& g) {
-  const auto right = md::Align::right;
+  const auto right = Align::right;
   const bool any_peer =
       std::any_of(g.kernels.begin(), g.kernels.end(), [](const Kernel& k) { return k.peer; });
   const bool cudnn = has_cudnn(g.kernels);
-  md::Table table{{{"seqlen"}, {"batch", right}, {"heads", right}}, {}};
+  Table table{{{"seqlen"}, {"batch", right}, {"heads", right}}, {}};
   for (const Kernel& k : g.kernels) table.columns.push_back({label(g.kernels, k), right});
   for (const Kernel& k : g.kernels) {
     if (k.peer) continue;
@@ -228,8 +228,8 @@ std::string group_table(const Group& g) {
   Footnotes notes;
   std::set<std::string> model_gpus;
   for (const auto& [row, cells] : g.rows) {
-    std::vector<std::string> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
-                                     fmt::format("{}", row.batch), heads_text(row)};
+    std::vector<Cell> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
+                              fmt::format("{}", row.batch), heads_text(row)};
     for (const Kernel& k : g.kernels) {
       const auto it = cells.find(k);
       if (it == cells.end())

@@ -40,18 +40,18 @@ std::string figure_text(const PublishedFigure& f) {
 }
 
 std::string compared_table(const std::vector<Compared>& rows) {
-  const auto right = md::Align::right;
-  md::Table table{{{"source"},
-                   {"GPU"},
-                   {"kernel"},
-                   {"modeled as"},
-                   {"pass"},
-                   {"shape"},
-                   {"published TFLOP/s", right},
-                   {"model TFLOP/s", right},
-                   {"error", right},
-                   {"role"}},
-                  {}};
+  const auto right = Align::right;
+  Table table{{{"source"},
+               {"GPU"},
+               {"kernel"},
+               {"modeled as"},
+               {"pass"},
+               {"shape"},
+               {"published TFLOP/s", right},
+               {"model TFLOP/s", right},
+               {"error", right},
+               {"role"}},
+              {}};
   for (const Compared& c : rows) {
     const PublishedFigure& f = *c.figure;
     table.rows.push_back({f.source, f.gpu, f.kernel, std::string(model::to_string(*f.modeled_as)),
@@ -103,11 +103,10 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
       if (std::none_of(keys.begin(), keys.end(), [&](auto* k) { return same_row(k, f); }))
         keys.push_back(f);
     }
-    md::Table table{{{"GPU"}, {"pass"}, {"shape"}}, {}};
-    for (const auto& k : kernels) table.columns.push_back({k, md::Align::right});
+    Table table{{{"GPU"}, {"pass"}, {"shape"}}, {}};
+    for (const auto& k : kernels) table.columns.push_back({k, Align::right});
     for (const auto* key : keys) {
-      std::vector<std::string> line = {key->gpu, std::string(to_string(key->pass)),
-                                       describe(key->shape)};
+      std::vector<Cell> line = {key->gpu, std::string(to_string(key->pass)), describe(key->shape)};
       for (const auto& k : kernels) {
         const auto it = std::find_if(figures.begin(), figures.end(), [&](auto* f) {
           return f->source == source && f->kernel == k && same_row(f, key);

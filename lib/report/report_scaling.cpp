@@ -45,14 +45,14 @@ std::optional<double> measured_gain(const std::vector<hw::Spec>& gpus, const hw:
   return std::nullopt;
 }
 
-std::vector<std::string> scaling_row(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
-                                     const std::vector<store::MeasurementRow>& rows, int d) {
+std::vector<Cell> scaling_row(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
+                              const std::vector<store::MeasurementRow>& rows, int d) {
   const AttnShape shape = workload(d);
   model::Options fa4;
   fa4.algorithm = model::Algorithm::fa4;
   const std::string head = fmt::format("{}", d);
   const auto unavailable = [&](std::string why) {
-    return std::vector<std::string>{gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", why};
+    return std::vector<Cell>{gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", why};
   };
   if (auto why = model::unsupported_reason(gpu, fa4.algorithm))
     return unavailable("no FA4 path: " + *why);
@@ -85,18 +85,18 @@ std::vector<std::string> scaling_row(const std::vector<hw::Spec>& gpus, const hw
 
 std::string scaling_section(const std::vector<hw::Spec>& gpus,
                             const std::vector<store::MeasurementRow>& rows) {
-  md::Table table{{{"GPU"},
-                   {"d"},
-                   {"tile"},
-                   {"MMA", md::Align::right},
-                   {"exp (MUFU)", md::Align::right},
-                   {"FP32 + issue", md::Align::right},
-                   {"SMEM", md::Align::right},
-                   {"best emulated share", md::Align::right},
-                   {"gain: software exp2", md::Align::right},
-                   {"gain: conditional rescale", md::Align::right},
-                   {"measured fa4 / fa3", md::Align::right}},
-                  {}};
+  Table table{{{"GPU"},
+               {"d"},
+               {"tile"},
+               {"MMA", Align::right},
+               {"exp (MUFU)", Align::right},
+               {"FP32 + issue", Align::right},
+               {"SMEM", Align::right},
+               {"best emulated share", Align::right},
+               {"gain: software exp2", Align::right},
+               {"gain: conditional rescale", Align::right},
+               {"measured fa4 / fa3", Align::right}},
+              {}};
   for (const hw::Spec& gpu : gpus)
     for (int d : kHeaddims) table.rows.push_back(scaling_row(gpus, gpu, rows, d));
   return fmt::format(

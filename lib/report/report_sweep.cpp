@@ -72,11 +72,12 @@ std::vector<std::string> chart_labels(const Group& g) {
 }
 
 std::string group_table(const Group& g) {
-  md::Table table{{{"seqlen"}, {"batch", md::Align::right}}, {}};
+  Table table{{{"seqlen"}, {"batch", Align::right}}, {}};
   for (model::Algorithm a : g.kernels)
-    table.columns.push_back({std::string(model::to_string(a)), md::Align::right});
+    table.columns.push_back({std::string(model::to_string(a)), Align::right});
   for (const auto& [row, cells] : g.tflops) {
-    std::vector<std::string> line = {seqlen_label(row.seqlen_q, row.seqlen_k), fmt::format("{}", row.batch)};
+    std::vector<Cell> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
+                              fmt::format("{}", row.batch)};
     for (model::Algorithm a : g.kernels) {
       const auto it = cells.find(a);
       line.push_back(it == cells.end() ? "—" : integer(it->second));

@@ -15,16 +15,16 @@ constexpr int kHeaddims[] = {64, 128, 256};
 constexpr int kBackwardHeaddim = 128;
 
 std::string tile_table(const std::vector<hw::Spec>& gpus, Pass pass, int headdim) {
-  md::Table table{{{"GPU"},
-                   {"kernel"},
-                   {"MMA", md::Align::right},
-                   {"exp (MUFU)", md::Align::right},
-                   {"FP32 pipe", md::Align::right},
-                   {"SMEM", md::Align::right},
-                   {"bound by"},
-                   {"exp / MMA", md::Align::right},
-                   {"SMEM / MMA", md::Align::right}},
-                  {}};
+  Table table{{{"GPU"},
+               {"kernel"},
+               {"MMA", Align::right},
+               {"exp (MUFU)", Align::right},
+               {"FP32 pipe", Align::right},
+               {"SMEM", Align::right},
+               {"bound by"},
+               {"exp / MMA", Align::right},
+               {"SMEM / MMA", Align::right}},
+              {}};
   for (const hw::Spec& gpu : gpus) {
     const model::Algorithm algorithm = native_algorithm(gpu);
     const std::string kernel(model::to_string(algorithm));

@@ -13,8 +13,8 @@
 #include "core/error.hpp"
 #include "core/shape.hpp"
 #include "model/model.hpp"
+#include "store/query_result.hpp"
 #include "store/sqlite.hpp"
-#include "store/table.hpp"
 
 namespace fa4::store {
 
@@ -211,7 +211,7 @@ class Store {
   Result<std::vector<RunRow>> list_runs() const;
   // Runs one read-only statement that returns rows. Statements that would write (DROP, INSERT,
   // ...) or change the connection (BEGIN, ATTACH, PRAGMA x = y) are refused.
-  Result<Table> query(std::string_view sql) const;
+  Result<QueryResult> query(std::string_view sql) const;
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;
@@ -239,7 +239,8 @@ class Store {
   Db db_;
 };
 
-// The runs as a table, one column per RunRow field (command_line last, being the widest).
-Table to_table(const std::vector<RunRow>& runs);
+// The runs as a query would return them, one column per RunRow field (command_line last, being
+// the widest).
+QueryResult to_query_result(const std::vector<RunRow>& runs);
 
 }  // namespace fa4::store

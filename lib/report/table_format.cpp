@@ -1,4 +1,4 @@
-#include "store/table_format.hpp"
+#include "report/table_format.hpp"
 
 #include <fmt/format.h>
 
@@ -6,28 +6,10 @@
 #include <cmath>
 #include <vector>
 
-namespace fa4::store {
+namespace fa4::report {
 namespace {
 
-// Shortest text that reads back to the same double, always with a '.' or an exponent so that a
-// REAL stays a real number in CSV and JSON readers: 1.0, 0.25, 1e+20.
-std::string format_real(double value) {
-  std::string text = fmt::format("{}", value);
-  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
-}
-
-bool is_number(const Value& value) {
-  return std::holds_alternative<std::int64_t>(value) || std::holds_alternative<double>(value);
-}
-
-// The cell as plain text; NULL as `null_text`.
-std::string plain(const Value& value, std::string_view null_text) {
-  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&value)) return format_real(*d);
-  if (const auto* s = std::get_if<std::string>(&value)) return *s;
-  return std::string(null_text);
-}
+static_assert(std::is_same_v<Cell, store::Value>, "a query's values are the table's cells");
 
 // Control characters as escapes, so that a cell never breaks a text row.
 std::string one_line(std::string_view text) {
@@ -104,14 +86,19 @@ std::string json_string(std::string_view text) {
   return out + "\"";
 }
 
-std::string json_value(const Value& value) {
-  if (const auto* d = std::get_if<double>(&value))
-    return std::isfinite(*d) ? format_real(*d) : "null";
-  if (const auto* s = std::get_if<std::string>(&value)) return json_string(*s);
-  return plain(value, "null");
+std::string json_value(const Cell& cell) {
+  if (const auto* d = std::get_if<double>(&cell); d && !std::isfinite(*d)) return "null";
+  if (const auto* s = std::get_if<std::string>(&cell)) return json_string(*s);
+  return cell_text(cell, "null");
 }
 
 }  // namespace
+
+Table table_of(store::QueryResult result) {
+  Table table{{}, std::move(result.rows)};
+  for (std::string& name : result.columns) table.columns.emplace_back(std::move(name));
+  return table;
+}
 
 Result<TableFormat> parse_table_format(std::string_view text) {
   if (text == "table") return TableFormat::text;
@@ -120,15 +107,16 @@ Result<TableFormat> parse_table_format(std::string_view text) {
   return Error{fmt::format("unknown format '{}': use table, csv or json", text)};
 }
 
-std::string format_text(const Table& table) {
+std::string format_text(const Table& table, const TextOptions& options) {
   const std::size_t columns = table.columns.size();
   std::vector<std::vector<std::string>> cells;
   std::vector<std::size_t> widths(columns);
-  for (std::size_t c = 0; c < columns; ++c) widths[c] = display_width(one_line(table.columns[c]));
+  for (std::size_t c = 0; c < columns; ++c)
+    widths[c] = display_width(one_line(table.columns[c].title));
   for (const auto& row : table.rows) {
     auto& line = cells.emplace_back();
     for (std::size_t c = 0; c < columns; ++c) {
-      line.push_back(one_line(plain(row[c], "NULL")));
+      line.push_back(one_line(cell_text(row[c], "NULL")));
       widths[c] = std::max(widths[c], display_width(line.back()));
     }
   }
@@ -138,15 +126,20 @@ std::string format_text(const Table& table) {
     if (c > 0) out += "  ";
     out += right ? pad + text : (c + 1 < columns ? text + pad : text);
   };
-  for (std::size_t c = 0; c < columns; ++c) append(c, one_line(table.columns[c]), false);
+  const auto right = [&](std::size_t c) { return table.columns[c].align == Align::right; };
+  for (std::size_t c = 0; c < columns; ++c) append(c, one_line(table.columns[c].title), right(c));
   out += '\n';
-  for (std::size_t c = 0; c < columns; ++c) append(c, std::string(widths[c], '-'), false);
-  out += '\n';
-  for (std::size_t r = 0; r < cells.size(); ++r) {
-    for (std::size_t c = 0; c < columns; ++c) append(c, cells[r][c], is_number(table.rows[r][c]));
+  if (options.rule) {
+    for (std::size_t c = 0; c < columns; ++c) append(c, std::string(widths[c], '-'), false);
     out += '\n';
   }
-  out += fmt::format("({} row{})\n", cells.size(), cells.size() == 1 ? "" : "s");
+  for (std::size_t r = 0; r < cells.size(); ++r) {
+    for (std::size_t c = 0; c < columns; ++c)
+      append(c, cells[r][c], right(c) || is_number(table.rows[r][c]));
+    out += '\n';
+  }
+  if (options.row_count)
+    out += fmt::format("({} row{})\n", cells.size(), cells.size() == 1 ? "" : "s");
   return out;
 }
 
@@ -159,8 +152,9 @@ std::string format_csv(const Table& table) {
     }
     out += '\n';
   };
-  line(table.columns, [](const std::string& name) { return name; });
-  for (const auto& row : table.rows) line(row, [](const Value& v) { return plain(v, ""); });
+  line(table.columns, [](const Column& column) { return column.title; });
+  for (const auto& row : table.rows)
+    line(row, [](const Cell& cell) { return cell_text(cell, ""); });
   return out;
 }
 
@@ -171,7 +165,7 @@ std::string format_json(const Table& table) {
     out += "  {";
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       if (c > 0) out += ", ";
-      out += json_string(table.columns[c]) + ": " + json_value(table.rows[r][c]);
+      out += json_string(table.columns[c].title) + ": " + json_value(table.rows[r][c]);
     }
     out += r + 1 < table.rows.size() ? "},\n" : "}\n";
   }
@@ -190,4 +184,4 @@ std::string format_table(const Table& table, TableFormat format) {
   return format_text(table);
 }
 
-}  // namespace fa4::store
+}  // namespace fa4::report
