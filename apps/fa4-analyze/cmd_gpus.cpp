@@ -15,13 +15,12 @@
 #include "hw/loader.hpp"
 #include "hw/spec_json.hpp"
 #include "report/table_format.hpp"
+#include "report/unit_scaling.hpp"
 #include "user_error.hpp"
 
 namespace fa4::app {
 namespace {
 
-// The ratio rows divide by this model: FA4 measures Blackwell's scaling against Hopper.
-constexpr std::string_view kRatioBaseline = "h100-sxm";
 constexpr Dtype kPeakDtypes[] = {Dtype::bf16, Dtype::fp8};
 
 struct GpusOptions {
@@ -84,22 +83,19 @@ nlohmann::ordered_json to_json_with_peaks(const hw::Spec& gpu) {
 // A row: its label, then a cell per GPU.
 using Row = std::vector<report::Cell>;
 
-// Per-SM, per-clock rates relative to the baseline GPU ("2x").
+// Per-SM, per-clock rates relative to the baseline GPU ("2x"); none without the baseline.
 std::vector<Row> ratio_rows(const std::vector<hw::Spec>& specs) {
-  const hw::Spec* base = nullptr;
-  for (const hw::Spec& gpu : specs) {
-    if (gpu.id == kRatioBaseline) base = &gpu;
-  }
-  if (!base) return {};
-  const std::pair<std::string_view, double hw::PerSm::*> rates[] = {
-      {"MMA bf16", &hw::PerSm::mma_flop_per_clk_bf16},
-      {"MUFU ex2", &hw::PerSm::mufu_ex2_per_clk},
-      {"SMEM B", &hw::PerSm::smem_bytes_per_clk}};
+  const auto scaling = report::scaling_against_baseline(specs);
+  if (!scaling) return {};
+  const std::pair<std::string_view, double report::UnitScaling::*> rates[] = {
+      {"MMA bf16", &report::UnitScaling::mma_bf16},
+      {"MUFU ex2", &report::UnitScaling::mufu_ex2},
+      {"SMEM B", &report::UnitScaling::smem}};
   std::vector<Row> rows;
   for (const auto& [name, rate] : rates) {
-    Row row{fmt::format("{}/clk/SM vs {}", name, kRatioBaseline)};
-    for (const hw::Spec& gpu : specs)
-      row.push_back(fmt::format("{:.3g}x", gpu.per_sm.*rate / base->per_sm.*rate));
+    Row row{fmt::format("{}/clk/SM vs {}", name, scaling->baseline->id)};
+    for (const report::UnitScaling& gpu : scaling->per_gpu)
+      row.push_back(fmt::format("{:.3g}x", gpu.*rate));
     rows.push_back(std::move(row));
   }
   return rows;
