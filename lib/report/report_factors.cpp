@@ -1,5 +1,5 @@
-// Section 7: every number in the model that is not a hardware rate. First the factors that
-// model::predict reports with its predictions (one representative prediction per kernel and
+// The factors section: every number in the model that is not a hardware rate. First the factors
+// that model::predict reports with its predictions (one representative prediction per kernel and
 // pass), then every constant of lib/model/factors.hpp, then the figures they were fitted to.
 #include <algorithm>
 #include <set>
@@ -128,10 +128,9 @@ std::string factors_section(const std::vector<hw::Spec>& gpus,
   const AttnShape shape = representative_shape();
   std::string notes;
   std::string out = fmt::format(
-      "## 8. The model's factors\n\n"
-      "Every number in the model that is not a hardware rate. As `model::predict` reports them "
+      "{}Every number in the model that is not a hardware rate. As `model::predict` reports them "
       "for {} on each kernel's own GPU:\n\n",
-      describe(shape));
+      heading(Section::factors), describe(shape));
   out += reported_table(gpus, notes);
   if (!notes.empty()) out += "Predictions the model refused:\n\n" + notes + "\n";
   out +=

@@ -1,5 +1,5 @@
-// Section 2: the hardware at a glance, per GPU, and each unit's rate against H100's, so the
-// asymmetric scaling (tensor cores grew, MUFU and shared memory did not) shows in one table.
+// The hardware section: the hardware at a glance, per GPU, and each unit's rate against H100's, so
+// the asymmetric scaling (tensor cores grew, MUFU and shared memory did not) shows in one table.
 #include <fmt/format.h>
 
 #include "report/markdown.hpp"
@@ -64,7 +64,7 @@ std::string scaling_table(const std::vector<hw::Spec>& gpus, const Scaling& scal
 
 std::string hardware_section(const std::vector<hw::Spec>& gpus) {
   std::string out =
-      "## 2. Hardware at a glance\n\n"
+      heading(Section::hardware) +
       "From `models/*.json` (each figure's source is in its file). The clock is the one the "
       "peak figures use. *MMA FLOP per ex2* is the asymmetry in one number: the FLOPs the tensor "
       "cores do per clock for each exponential MUFU makes.\n\n" +

@@ -1,8 +1,8 @@
-// The end of section 5: our kernel ladder step by step. Per device, per forward group (dtype,
-// head dim, mask), a row per problem: each rung's TFLOP/s (naive, fa2, fa3, fa4), the speedup of
-// each rung over the one below, the best rung's share of the GEMM ceiling measured on that device
-// ('fa4-analyze ceilings', gemm_bf16), and each ablation variant (fa3_no_pingpong, ...) as a ratio
-// to the kernel it ablates.
+// The end of the measured section: our kernel ladder step by step. Per device, per forward group
+// (dtype, head dim, mask), a row per problem: each rung's TFLOP/s (naive, fa2, fa3, fa4), the
+// speedup of each rung over the one below, the best rung's share of the GEMM ceiling measured on
+// that device ('fa4-analyze ceilings', gemm_bf16), and each ablation variant (fa3_no_pingpong, ...)
+// as a ratio to the kernel it ablates.
 #include <algorithm>
 #include <array>
 #include <map>

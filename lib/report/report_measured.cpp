@@ -1,7 +1,7 @@
-// Section 5: our kernels measured against the peers, from the store's latest measurements. Per
-// device, per pass, per (dtype, head dims, heads_q/heads_kv, causal): a table of TFLOP/s with a
-// column per kernel, then for each of our kernels its ratio to the row's best peer, to cuDNN and
-// to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
+// The measured section: our kernels measured against the peers, from the store's latest
+// measurements. Per device, per pass, per (dtype, head dims, heads_q/heads_kv, causal): a table of
+// TFLOP/s with a column per kernel, then for each of our kernels its ratio to the row's best peer,
+// to cuDNN and to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -346,7 +346,7 @@ std::string device_summary(const Device& device) {
 }  // namespace
 
 std::string measured_section(const std::vector<store::MeasurementRow>& rows) {
-  std::string out = "## 5. Measured: our kernels against the peers\n\n";
+  std::string out = heading(Section::measured);
   if (rows.empty())
     return out +
            "Nothing is measured yet: run `fa4-analyze bench --kernel fa2 --sweep "

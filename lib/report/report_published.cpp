@@ -1,6 +1,6 @@
-// Section 6: the model against published and measured figures. Figures with a modeled_as
-// algorithm get the model's prediction for their GPU and shape (default options) and the error;
-// the others (peers the model does not cover) are listed as context.
+// The published section: the model against published and measured figures. Figures with a
+// modeled_as algorithm get the model's prediction for their GPU and shape (default options) and the
+// error; the others (peers the model does not cover) are listed as context.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -125,7 +125,7 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
 std::string published_section(const std::vector<hw::Spec>& gpus,
                               const std::vector<PublishedFigure>& figures) {
   std::string out =
-      "## 7. The model against published figures\n\n"
+      heading(Section::published) +
       "For each published or measured figure the model covers (`modeled_as` in "
       "`data/published/*.json`), the model's prediction for the same GPU and shape with default "
       "options. Error = (model - published) / published. Role: *fitted* (a model factor was "

@@ -1,8 +1,8 @@
-// Section 6: asymmetric scaling. Per GPU generation and head dim: the per-tile cycles of each unit
-// for the GPU's FA4-style tile, the exp-emulation share the model finds best, and the predicted
-// gain of each FA4 softmax technique (software exp2 at that share, conditional rescaling), beside
-// the gain measured on Hopper (our fa4 against our fa3, same shape, same device) when the store
-// holds both.
+// The scaling section: asymmetric scaling. Per GPU generation and head dim: the per-tile cycles of
+// each unit for the GPU's FA4-style tile, the exp-emulation share the model finds best, and the
+// predicted gain of each FA4 softmax technique (software exp2 at that share, conditional
+// rescaling), beside the gain measured on Hopper (our fa4 against our fa3, same shape, same device)
+// when the store holds both.
 #include <fmt/format.h>
 
 #include "hw/loader.hpp"
@@ -100,8 +100,7 @@ std::string scaling_section(const std::vector<hw::Spec>& gpus,
   for (const hw::Spec& gpu : gpus)
     for (int d : kHeaddims) table.rows.push_back(scaling_row(gpus, gpu, rows, d));
   return fmt::format(
-             "## 6. Asymmetric scaling: which FA4 technique pays where\n\n"
-             "FA4's claim: the right softmax technique depends on the ratio of unit speeds. Per "
+             "{}FA4's claim: the right softmax technique depends on the ratio of unit speeds. Per "
              "GPU and head dim, forward, bf16, {} tokens at seqlen {} (hidden {}): the per-tile "
              "cycles of each unit for FA4's tile with every exp2 on MUFU; the share of exp2 "
              "emulated on the FMA pipe that the model finds best (shortest time; among equal "
@@ -109,7 +108,7 @@ std::string scaling_section(const std::vector<hw::Spec>& gpus,
              "software exp2 at that share over none, and of conditional rescaling over rescaling "
              "every tile (at that share); and, where our fa4 and fa3 kernels were both measured "
              "on that GPU at that shape, the measured gain.\n\n",
-             kTokens, kSeqlen, kHidden) +
+             heading(Section::scaling), kTokens, kSeqlen, kHidden) +
          md::render(table) +
          "\n`fa4-analyze whatif --gpu b200 --scale mufu=2` shows any such change on any GPU, "
          "and `--sensitivity` ranks the units by what a 10% improvement of each would give.\n\n";

@@ -1,5 +1,5 @@
-// Section 3: per-tile cycles. One 128x128 tile on every GPU, forward at d = 64, 128, 256 and
-// backward at d = 128, so the asymmetric scaling of the units shows in cycles.
+// The tiles section: per-tile cycles. One 128x128 tile on every GPU, forward at d = 64, 128, 256
+// and backward at d = 128, so the asymmetric scaling of the units shows in cycles.
 #include <fmt/format.h>
 
 #include "report/markdown.hpp"
@@ -58,7 +58,7 @@ std::string tile_across_gpus_subsection(const std::vector<hw::Spec>& gpus) {
 }
 
 std::string tiles_section(const std::vector<hw::Spec>& gpus) {
-  return "## 3. Per-tile cycles\n\n" + table1_subsection(gpus) + tile_across_gpus_subsection(gpus) +
+  return heading(Section::tiles) + table1_subsection(gpus) + tile_across_gpus_subsection(gpus) +
          why_subsection(gpus);
 }
 
