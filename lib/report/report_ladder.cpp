@@ -97,7 +97,7 @@ std::string ladder_subsection(const std::vector<MeasurementRow>& rows,
                               const std::vector<store::CeilingRow>& ceilings) {
   std::map<std::string, std::map<GroupKey, std::map<RowKey, Cells>>> devices;
   for (const MeasurementRow& m : rows) {
-    if (m.source != "ours" || m.status != "ok" || m.pass != Pass::fwd) continue;
+    if (!m.ours() || !m.ok() || m.pass != Pass::fwd) continue;
     if (!is_rung(m.kernel) && ablated(m.kernel).empty()) continue;
     const AttnShape& s = m.shape;
     devices[m.device][{s.dtype, s.headdim, s.causal}]

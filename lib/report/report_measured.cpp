@@ -44,7 +44,7 @@ std::size_t rank_in(const std::array<std::string_view, N>& order, const std::str
 }
 
 Kernel kernel_of(const MeasurementRow& m) {
-  const bool peer = m.source != "ours";
+  const bool peer = !m.ours();
   return {peer, peer ? rank_in(kPeerOrder, m.kernel) : rank_in(kOurLadder, m.kernel), m.kernel,
           m.source};
 }
@@ -114,8 +114,7 @@ std::string label(const std::set<Kernel>& kernels, const Kernel& k) {
 
 std::optional<double> ok_tflops(const Cells& cells, const Kernel& k) {
   const auto it = cells.find(k);
-  if (it == cells.end() || it->second->status != "ok" || it->second->tflops <= 0)
-    return std::nullopt;
+  if (it == cells.end() || !it->second->ok() || it->second->tflops <= 0) return std::nullopt;
   return it->second->tflops;
 }
 
@@ -171,8 +170,9 @@ class Footnotes {
  public:
   // The cell's text: "skipped [1]".
   std::string mark(const MeasurementRow& m, const std::string& kernel, const RowKey& row) {
-    return m.status + " " + reference(fmt::format("{}: {}", m.status, one_line(m.reason)), kernel,
-                                      row);
+    const std::string_view status = to_string(m.status);
+    return fmt::format("{} {}", status,
+                       reference(fmt::format("{}: {}", status, one_line(m.reason)), kernel, row));
   }
 
   // "[1]": the number of the note `text`, added where it is new.
@@ -234,7 +234,7 @@ std::string group_table(const Group& g) {
       const auto it = cells.find(k);
       if (it == cells.end())
         line.push_back("—");
-      else if (it->second->status == "ok")
+      else if (it->second->ok())
         line.push_back(drift_flagged(sample_drift(it->second->samples_s))
                            ? integer(it->second->tflops) + " " +
                                  notes.reference(drift_note(), label(g.kernels, k), row)

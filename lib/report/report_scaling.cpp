@@ -34,8 +34,7 @@ std::optional<double> measured_gain(const std::vector<hw::Spec>& gpus, const hw:
                                     const AttnShape& shape) {
   double fa3 = 0, fa4 = 0;
   for (const store::MeasurementRow& m : rows) {
-    if (m.source != "ours" || m.status != "ok" || m.pass != Pass::fwd || !(m.shape == shape))
-      continue;
+    if (!m.ours() || !m.ok() || m.pass != Pass::fwd || !(m.shape == shape)) continue;
     const hw::Spec* model = hw::match_device_name(gpus, m.device);
     if (!model || model->id != gpu.id) continue;
     if (m.kernel == "fa3") fa3 = m.tflops;

@@ -190,7 +190,11 @@ Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {
     row.device = select->column_text(4);
     row.kernel = select->column_text(5);
     row.source = select->column_text(6);
-    row.status = select->column_text(7);
+    const std::string status = select->column_text(7);
+    const auto parsed = parse_measurement_status(status);
+    if (!parsed)
+      return Error{fmt::format("{}: measurement {}: unknown status '{}'", path_, row.id, status)};
+    row.status = *parsed;
     row.reason = select->column_text(8);
     row.median_s = select->column_double(9);
     row.tflops = select->column_double(10);
