@@ -3,15 +3,15 @@
 // speedup of each rung over the one below, the best rung's share of the GEMM ceiling measured on
 // that device ('fa4-analyze ceilings', gemm_bf16), and each ablation variant (fa3_no_pingpong, ...)
 // as a ratio to the kernel it ablates.
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <array>
 #include <map>
 #include <set>
 
-#include <fmt/format.h>
-
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
+#include "report/rungs.hpp"
 #include "report/sections.hpp"
 
 namespace fa4::report {
@@ -19,7 +19,6 @@ namespace {
 
 using store::MeasurementRow;
 
-constexpr std::array<std::string_view, 4> kRungs = {"naive", "fa2", "fa3", "fa4"};
 constexpr std::string_view kGemmUnit = "gemm_bf16";
 
 struct GroupKey {
@@ -36,14 +35,13 @@ struct RowKey {
 
 using Cells = std::map<std::string, double>;  // kernel -> TFLOP/s
 
-bool is_rung(const std::string& kernel) {
-  return std::find(kRungs.begin(), kRungs.end(), kernel) != kRungs.end();
-}
+bool is_rung(const std::string& kernel) { return rung_index(kernel).has_value(); }
 
 // "fa3_no_pingpong" ablates "fa3"; "" for a kernel that is no ablation.
 std::string ablated(const std::string& kernel) {
-  for (std::string_view rung : kRungs)
-    if (kernel.size() > rung.size() && kernel.starts_with(rung) && kernel[rung.size()] == '_')
+  for (model::Algorithm algorithm : model::kAllAlgorithms)
+    if (const std::string_view rung = model::to_string(algorithm);
+        kernel.size() > rung.size() && kernel.starts_with(rung) && kernel[rung.size()] == '_')
       return std::string(rung);
   return "";
 }
@@ -53,8 +51,9 @@ std::string group_table(const std::map<RowKey, Cells>& rows, double gemm_tflops)
   for (const auto& [row, cells] : rows)
     for (const auto& [kernel, tflops] : cells) present.insert(kernel);
   std::vector<std::string> rungs, ablations;
-  for (std::string_view rung : kRungs)
-    if (present.count(std::string(rung))) rungs.emplace_back(rung);
+  for (model::Algorithm algorithm : model::kAllAlgorithms)
+    if (const std::string rung(model::to_string(algorithm)); present.count(rung))
+      rungs.push_back(rung);
   for (const std::string& k : present)
     if (!ablated(k).empty()) ablations.push_back(k);
 

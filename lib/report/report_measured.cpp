@@ -2,6 +2,8 @@
 // measurements. Per device, per pass, per (dtype, head dims, heads_q/heads_kv, causal): a table of
 // TFLOP/s with a column per kernel, then for each of our kernels its ratio to the row's best peer,
 // to cuDNN and to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -9,12 +11,11 @@
 #include <set>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "core/stats.hpp"
 #include "report/charts.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
+#include "report/rungs.hpp"
 #include "report/sections.hpp"
 
 namespace fa4::report {
@@ -23,7 +24,6 @@ namespace {
 using store::MeasurementRow;
 
 constexpr std::string_view kCudnn = "sdpa_cudnn";
-constexpr std::array<std::string_view, 4> kOurLadder = {"naive", "fa2", "fa3", "fa4"};
 constexpr std::array<std::string_view, 5> kPeerOrder = {"sdpa_cudnn", "sdpa_flash",
                                                         "sdpa_efficient", "triton_fa",
                                                         "sdpa_math"};
@@ -38,16 +38,13 @@ struct Kernel {
   auto operator<=>(const Kernel&) const = default;
 };
 
-template <std::size_t N>
-std::size_t rank_in(const std::array<std::string_view, N>& order, const std::string& name) {
-  return std::size_t(std::find(order.begin(), order.end(), name) - order.begin());
+std::size_t rank_of(const MeasurementRow& m) {
+  if (m.ours()) return rung_index(m.kernel).value_or(model::kAllAlgorithms.size());
+  return std::size_t(std::find(kPeerOrder.begin(), kPeerOrder.end(), m.kernel) -
+                     kPeerOrder.begin());
 }
 
-Kernel kernel_of(const MeasurementRow& m) {
-  const bool peer = !m.ours();
-  return {peer, peer ? rank_in(kPeerOrder, m.kernel) : rank_in(kOurLadder, m.kernel), m.kernel,
-          m.source};
-}
+Kernel kernel_of(const MeasurementRow& m) { return {!m.ours(), rank_of(m), m.kernel, m.source}; }
 
 struct GroupKey {
   Pass pass;
@@ -352,13 +349,14 @@ std::string measured_section(const std::vector<store::MeasurementRow>& rows) {
            "Nothing is measured yet: run `fa4-analyze bench --kernel fa2 --sweep "
            "data/sweeps/ladder-h128.json --peers` on a machine with a CUDA GPU, or `fa4-analyze "
            "import FILE` with peer results, then this command again.\n\n";
-  out +=
+  out += fmt::format(
       "The latest measurement of each kernel on each device and problem, in TFLOP/s (median "
       "time, the FLOP convention of `lib/core/shape.hpp`); a dash where a kernel has no "
-      "measurement. Ours first (naive, fa2, fa3, fa4), then the peers (source `peer:...`). For "
-      "each of our kernels: its ratio to the row's best peer (named), to cuDNN (`sdpa_cudnn`), "
-      "and the model's prediction for the same problem with measured / model. Skipped and failed "
-      "runs are footnoted with their reason, and so are measurements whose samples drifted.\n\n";
+      "measurement. Ours first ({}), then the peers (source `peer:...`). For each of our "
+      "kernels: its ratio to the row's best peer (named), to cuDNN (`{}`), and the model's "
+      "prediction for the same problem with measured / model. Skipped and failed runs are "
+      "footnoted with their reason, and so are measurements whose samples drifted.\n\n",
+      rung_names(), kCudnn);
   std::map<std::string, Device> devices;
   for (const auto& m : rows) {
     Group& g = devices[m.device][group_key(m)];

@@ -35,10 +35,10 @@ std::optional<double> measured_gain(const std::vector<hw::Spec>& gpus, const hw:
   double fa3 = 0, fa4 = 0;
   for (const store::MeasurementRow& m : rows) {
     if (!m.ours() || !m.ok() || m.pass != Pass::fwd || !(m.shape == shape)) continue;
-    const hw::Spec* model = hw::match_device_name(gpus, m.device);
-    if (!model || model->id != gpu.id) continue;
-    if (m.kernel == "fa3") fa3 = m.tflops;
-    if (m.kernel == "fa4") fa4 = m.tflops;
+    const hw::Spec* measured_on = hw::match_device_name(gpus, m.device);
+    if (!measured_on || measured_on->id != gpu.id) continue;
+    if (m.kernel == model::to_string(model::Algorithm::fa3)) fa3 = m.tflops;
+    if (m.kernel == model::to_string(model::Algorithm::fa4)) fa4 = m.tflops;
   }
   if (fa3 > 0 && fa4 > 0) return fa4 / fa3;
   return std::nullopt;
