@@ -75,16 +75,15 @@ std::string group_table(const std::map<RowKey, Cells>& rows, double gemm_tflops)
                               fmt::format("{}", row.batch), fmt::format("{}", row.heads_q)};
     double best = 0;
     for (const auto& r : rungs) {
-      line.push_back(at(r) > 0 ? integer(at(r)) : "—");
+      line.emplace_back(at(r) > 0 ? integer(at(r)) : "—");
       best = std::max(best, at(r));
     }
     for (std::size_t i = 1; i < rungs.size(); ++i)
-      line.push_back(at(rungs[i]) > 0 && at(rungs[i - 1]) > 0
-                         ? ratio(at(rungs[i]) / at(rungs[i - 1]))
-                         : "—");
-    if (gemm_tflops > 0) line.push_back(best > 0 ? percent(100 * best / gemm_tflops) : "—");
+      line.emplace_back(
+          at(rungs[i]) > 0 && at(rungs[i - 1]) > 0 ? ratio(at(rungs[i]) / at(rungs[i - 1])) : "—");
+    if (gemm_tflops > 0) line.emplace_back(best > 0 ? percent(100 * best / gemm_tflops) : "—");
     for (const auto& a : ablations)
-      line.push_back(at(a) > 0 && at(ablated(a)) > 0 ? ratio(at(a) / at(ablated(a))) : "—");
+      line.emplace_back(at(a) > 0 && at(ablated(a)) > 0 ? ratio(at(a) / at(ablated(a))) : "—");
     table.rows.push_back(std::move(line));
   }
   return md::render(table) + "\n";

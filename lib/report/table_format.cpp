@@ -11,29 +11,34 @@ namespace {
 
 static_assert(std::is_same_v<Cell, store::Value>, "a query's values are the table's cells");
 
-// Control characters as escapes, so that a cell never breaks a text row.
-std::string one_line(std::string_view text) {
+// The text with its control characters escaped, so that it stays on one line: \n, \r and \t by
+// name, the others in hex (\x1b; JSON's \u001b). For JSON also the quote, the backslash, \b, \f.
+std::string escape_controls(std::string_view text, bool json) {
   std::string out;
   for (const char c : text) {
-    switch (c) {
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-        else
-          out += c;
-    }
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (json && (c == '"' || c == '\\'))
+      (out += '\\') += c;
+    else if (json && c == '\b')
+      out += "\\b";
+    else if (json && c == '\f')
+      out += "\\f";
+    else if (byte < 0x20)
+      out += json ? fmt::format("\\u{:04x}", byte) : fmt::format("\\x{:02x}", byte);
+    else
+      out += c;
   }
   return out;
 }
+
+// A cell's text that never breaks a text row.
+std::string one_line(std::string_view text) { return escape_controls(text, false); }
 
 // Width on a terminal, counting UTF-8 code points.
 std::size_t display_width(std::string_view text) {
@@ -53,37 +58,8 @@ std::string csv_field(std::string_view text) {
 
 std::string json_string(std::string_view text) {
   std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
+  out += escape_controls(text, true);
+  return out += '"';
 }
 
 std::string json_value(const Cell& cell) {
