@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -254,6 +255,11 @@ class Store {
   // Runs one read-only statement that returns rows. Statements that would write (DROP, INSERT,
   // ...) or change the connection (BEGIN, ATTACH, PRAGMA x = y) are refused.
   Result<QueryResult> query(std::string_view sql) const;
+  // The same statement's rows one at a time, in bounded memory: its column names first, then
+  // each row until the rows end or `on_row` returns false.
+  Status query_rows(std::string_view sql,
+                    const std::function<void(std::vector<std::string>)>& on_columns,
+                    const std::function<bool(std::vector<Value>)>& on_row) const;
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;

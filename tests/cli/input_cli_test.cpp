@@ -1,6 +1,7 @@
 // Black-box tests of input the tool used to accept and misread: sweep files with unknown or
 // repeated keys, the same shape given twice, and options that no kernel can honour. Each is refused
 // with one "error: ..." line (exit 1, nothing recorded) or handled and said so.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -203,6 +204,43 @@ TEST_F(Input, ALongPredictShowsProgressOnlyOnATerminal) {
   EXPECT_NE(tty.find(" of 96000 (shape, kernel, GPU, pass) combinations ("), std::string::npos)
       << tty;
   EXPECT_NE(tty.find("\r\033[K"), std::string::npos) << tty;
+}
+
+TEST_F(Input, QueryPrintsAThousandRowsUnlessToldAndSaysHowToSeeMore) {
+  write("s.json", grid_sweep(30));  // 120 shapes: thousands of predictions
+  ASSERT_EQ(run("--db t.db predict --sweep s.json").code, 0);
+  const Outcome capped = run("--db t.db query \"SELECT id FROM predictions\" --format csv");
+  ASSERT_EQ(capped.code, 0) << capped.err;
+  EXPECT_EQ(std::count(capped.out.begin(), capped.out.end(), '\n'), 1 + 1000);
+  EXPECT_EQ(capped.err,
+            "query: printed the first 1000 rows; more remain: pass --limit N for more, --limit 0 "
+            "for all (csv and json print them as they come), or narrow the query\n");
+  const Outcome all = run("--db t.db query \"SELECT id FROM predictions\" --format csv --limit 0");
+  EXPECT_EQ(all.err, "");
+  EXPECT_EQ(std::to_string(std::count(all.out.begin(), all.out.end(), '\n') - 1) + "\n",
+            csv("SELECT COUNT(*) FROM predictions"));
+  const Outcome json =
+      run("--db t.db query \"SELECT id FROM predictions ORDER BY id\" "
+          "--format json --limit 2");
+  EXPECT_EQ(json.out, "[\n  {\"id\": 1},\n  {\"id\": 2}\n]\n");
+  EXPECT_EQ(run("--db t.db query \"SELECT id FROM predictions WHERE 0\" --format json").out,
+            "[]\n");
+  const Outcome table = run("--db t.db query \"SELECT id FROM predictions\" --limit 1");
+  EXPECT_EQ(table.out, "id\n--\n 1\n(1 row)\n");
+  EXPECT_NE(table.err.find("printed the first 1 row;"), std::string::npos) << table.err;
+}
+
+TEST_F(Input, QueryStreamsRowsAsTheyCome) {
+  write("s.json", std::string(R"({"name": "t", "shapes": [)") + kShape + "}]}");
+  ASSERT_EQ(run("--db t.db predict --sweep s.json --gpu h100 --kernel fa3").code, 0);
+  // An endless query: only a printer that streams lets `head` end it (SIGPIPE) before the
+  // timeout does; one that holds the rows prints nothing.
+  const std::string command =
+      "cd '" + dir_.string() + "' && timeout 60 '" FA4_CLI "' --db t.db query --limit 0 " +
+      "--format csv \"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i " +
+      "FROM n\" | head -n 3 > head.txt";
+  EXPECT_EQ(std::system(command.c_str()), 0);  // head's status
+  EXPECT_EQ(slurp(dir_ / "head.txt"), "i\n1\n2\n");
 }
 
 }  // namespace
