@@ -68,11 +68,13 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
   for (const hw::Spec& gpu : plan.gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
   store::RunInfo info = current_run_info(store::RunKind::predict, ctx, devices);
   if (o.ceilings == "measured") info.notes = "unit ceilings measured on the GPU (--ceilings measured)";
-  Progress progress("(shape, kernel, GPU, pass) combinations",
-                    orchestration::planned_predictions(plan));
-  const auto out = take(orchestration::predict_and_record(
-      plan, info, [&ctx]() -> Result<store::Store> { return open_store(ctx); },
-      [&progress](std::size_t done) { progress.update(done); }));
+  const auto out = [&] {
+    Progress progress("(shape, kernel, GPU, pass) combinations",
+                      orchestration::planned_predictions(plan));  // erased before the summary
+    return take(orchestration::predict_and_record(
+        plan, info, [&ctx]() -> Result<store::Store> { return open_store(ctx); },
+        [&progress](std::size_t done) { progress.update(done); }));
+  }();
   fmt::print("run {}: recorded {} ({}, {}) in {}\n", out.run_id,
              count_noun(out.recorded, "prediction"), count_noun(plan.gpus.size(), "GPU model"),
              count_noun(o.sweeps.size(), "sweep"), ctx.db_path);
