@@ -42,8 +42,8 @@ void import_published(store::Store& db, const std::string& path) {
   std::vector<store::PublishedFigure> rows;
   for (const auto& f : figures) rows.push_back(to_store(f));
   take(db.record_published(rows));
-  fmt::print("{}: {} published figures recorded (a figure imported before is replaced)\n", path,
-             rows.size());
+  fmt::print("{}: {} recorded (a figure imported before is replaced)\n", path,
+             count_noun(rows.size(), "published figure"));
 }
 
 void import_peers(store::Store& db, const std::string& path, const Context& ctx) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/count_noun.hpp"
 #include "hw/loader.hpp"
 #include "run_info.hpp"
 #include "store/peer_records.hpp"
@@ -89,7 +90,8 @@ void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shap
         take(store::parse_peer_records(in, results.string(), ctx.command_line, specs));
     auto db = open_store(ctx);
     const store::ImportCounts counts = take(db.import_runs(runs));
-    fmt::print("peers: {} measurements recorded from {}\n", counts.added, results.string());
+    fmt::print("peers: {} recorded from {}\n", count_noun(counts.added, "measurement"),
+               results.string());
   }
   if (code != 0)
     throw UserError(fmt::format("the peer runner ({}) exited with {}; what it finished is "
