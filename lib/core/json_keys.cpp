@@ -110,7 +110,8 @@ Result<json> parse_json_without_duplicate_keys(std::string_view text, const std:
 Status check_known_keys(const json& object, std::initializer_list<std::string_view> allowed,
                         const std::string& where) {
   if (!object.is_object()) return Ok{};
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string& key = item.key();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     const auto nearest = std::min_element(allowed.begin(), allowed.end(), [&](auto a, auto b) {
       return edit_distance(key, a) < edit_distance(key, b);
