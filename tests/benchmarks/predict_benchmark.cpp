@@ -21,22 +21,27 @@ namespace {
 
 using namespace fa4;
 
-// Shapes enough for `predictions` predictions at `per_shape` predictions per shape (a few are
-// refused by the model: naive's S and P outgrow a GPU's memory at the longest sequences).
+// Shapes enough for `predictions` predictions at `per_shape` predictions per shape: seqlen_q and
+// seqlen_k from 64 to 4096 in steps of 64, at 16k tokens and hidden 2048, every head dim, mask and
+// 16-bit dtype (small enough that naive's S and P fit every GPU: none is refused).
 std::vector<AttnShape> shapes_for(std::size_t predictions, std::size_t per_shape) {
   std::vector<AttnShape> shapes;
-  const std::int64_t dims[] = {64, 128, 256};
-  for (std::int64_t seqlen = 128; shapes.size() * per_shape < predictions; seqlen += 64)
-    for (std::int64_t d : dims)
-      for (bool causal : {false, true}) {
-        AttnShape s;
-        s.seqlen_q = s.seqlen_k = seqlen;
-        s.batch = std::max<std::int64_t>(1, 32768 / seqlen);
-        s.headdim = s.headdim_v = d;
-        s.heads_q = s.heads_kv = 2048 / d;
-        s.causal = causal;
-        shapes.push_back(s);
-      }
+  for (Dtype dtype : {Dtype::bf16, Dtype::fp16})
+    for (std::int64_t d : {64, 128, 256})
+      for (bool causal : {false, true})
+        for (std::int64_t sq = 64; sq <= 4096; sq += 64)
+          for (std::int64_t sk = 64; sk <= 4096; sk += 64) {
+            if (shapes.size() * per_shape >= predictions) return shapes;
+            AttnShape s;
+            s.seqlen_q = sq;
+            s.seqlen_k = sk;
+            s.batch = std::max<std::int64_t>(1, 16384 / std::max(sq, sk));
+            s.headdim = s.headdim_v = d;
+            s.heads_q = s.heads_kv = 2048 / d;
+            s.causal = causal;
+            s.dtype = dtype;
+            shapes.push_back(s);
+          }
   return shapes;
 }
 
@@ -66,8 +71,8 @@ void predict_and_record(benchmark::State& state) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
     state.ResumeTiming();
     auto out = orchestration::predict_and_record(
-        plan, store::RunInfo{},
-        [&] { return store::Store::open(db.string()); }, [](std::size_t) {});
+        plan, store::RunInfo{}, [&] { return store::Store::open(db.string()); },
+        [](std::size_t) {});
     if (!out) throw std::runtime_error(out.error().message);
     recorded += out->recorded;
   }
