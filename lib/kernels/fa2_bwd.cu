@@ -74,9 +74,6 @@ namespace {
 
 using namespace sm80;
 
-constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
-constexpr int kSwizzleRows = 8;
-constexpr int kMaxSharedBytesPerBlock = 227 * 1024;
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * kWarpSize;
 
