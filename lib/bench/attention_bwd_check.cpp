@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <span>
 #include <sstream>
 #include <tuple>
@@ -140,28 +139,13 @@ Result<HostGradients> fetch_gradients(const DeviceBwdProblem& problem, const Att
 
 std::vector<reference::KeyRowId> sample_key_rows(const AttnShape& s, std::size_t max_rows,
                                                  std::uint64_t seed) {
-  std::vector<reference::KeyRowId> keys;
-  if (std::size_t(s.batch * s.heads_kv * s.seqlen_k) <= max_rows) {
-    for (std::int64_t b = 0; b < s.batch; ++b)
-      for (std::int64_t h = 0; h < s.heads_kv; ++h)
-        for (std::int64_t key = 0; key < s.seqlen_k; ++key) keys.push_back({b, h, key});
-    return keys;
-  }
   // Keys below seqlen_k - seqlen_q are seen by every query row; the next ones by fewer and fewer.
   const std::int64_t first_partly_seen =
       s.causal ? std::max<std::int64_t>(0, s.seqlen_k - s.seqlen_q) : 0;
-  for (std::int64_t h = 0; h < s.heads_kv && keys.size() < max_rows / 2; ++h) {
-    keys.push_back({0, h, 0});
-    keys.push_back({0, h, s.seqlen_k - 1});
-    if (first_partly_seen > 0) {
-      keys.push_back({0, h, first_partly_seen - 1});
-      keys.push_back({0, h, first_partly_seen});
-    }
-  }
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::int64_t> batch(0, s.batch - 1), head(0, s.heads_kv - 1),
-      key(0, s.seqlen_k - 1);
-  while (keys.size() < max_rows) keys.push_back({batch(rng), head(rng), key(rng)});
+  std::vector<reference::KeyRowId> keys;
+  for (const reference::RowId& id :
+       sample_tensor_rows(s.batch, s.heads_kv, s.seqlen_k, first_partly_seen, max_rows, seed))
+    keys.push_back({id.batch, id.head, id.row});
   return keys;
 }
 
