@@ -6,16 +6,13 @@
 #include "hw/loader.hpp"
 #include "model/factors.hpp"
 #include "report/published.hpp"
+#include "report_inputs.hpp"
 
 namespace fa4::report {
 namespace {
 
 const std::vector<hw::Spec>& gpus() {
-  static const std::vector<hw::Spec> specs = [] {
-    auto loaded = hw::load_all_specs(std::string(FA4_SOURCE_DIR) + "/models");
-    if (!loaded) throw std::runtime_error(loaded.error().message);
-    return std::move(loaded).value();
-  }();
+  static const std::vector<hw::Spec> specs = testing::real_specs();
   return specs;
 }
 
