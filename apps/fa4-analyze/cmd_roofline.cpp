@@ -108,8 +108,8 @@ void run_roofline(const Context& ctx, const RooflineOptions& o) {
     for (model::Algorithm a : kernels) names.insert(std::string(model::to_string(a)));
     for (const store::MeasurementRow& m : sources.measurements) {
       const hw::Spec* model = hw::match_device_name(specs, m.device);
-      const bool wanted = m.source != "ours" || names.contains(m.kernel);
-      if (model && model->id == gpu.id && m.status == "ok" && m.pass == pass && wanted &&
+      const bool wanted = !m.ours() || names.contains(m.kernel);
+      if (model && model->id == gpu.id && m.ok() && m.pass == pass && wanted &&
           headdims.contains(m.shape.headdim))
         points.push_back(report::measured_point(m));
     }

@@ -58,12 +58,8 @@ std::string legend_setting(Legend legend) {
   switch (legend) {
     case Legend::top_left:
       return "set key inside top left Left reverse opaque box lc rgb '#cccccc'";
-    case Legend::bottom_right:
-      return "set key inside bottom right Left reverse opaque box lc rgb '#cccccc'";
     case Legend::outside_right:
       return "set key outside right top vertical Left reverse";
-    case Legend::below:
-      return "set key below horizontal";
   }
   return "";
 }
@@ -72,8 +68,9 @@ std::string axis_settings(const Panel& panel) {
   std::string out;
   out +=
       fmt::format("set xlabel {}\nset ylabel {}\n", quoted(panel.x.title), quoted(panel.y.title));
-  out += panel.x.log ? "set logscale x 10\n" : "unset logscale x\n";
-  out += panel.y.log ? "set logscale y 10\n" : "unset logscale y\n";
+  for (const auto& [name, axis] : {std::pair{"x", &panel.x}, std::pair{"y", &panel.y}})
+    out += axis->log ? fmt::format("set logscale {} {}\n", name, axis->log_base)
+                     : fmt::format("unset logscale {}\n", name);
   if (!panel.categories.empty()) {
     std::string tics;
     for (std::size_t i = 0; i < panel.categories.size(); ++i)
@@ -110,6 +107,24 @@ class ColourOf {
 };
 
 }  // namespace
+
+double bar_x(double category, int bar, int bars) {
+  const double width = kGroupWidth / bars;
+  return category + (bar - (bars - 1) / 2.0) * width;
+}
+
+std::string file_stem(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u))
+      out += char(std::tolower(u));
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "chart" : out;
+}
 
 std::vector<std::string> legend_names(const Figure& figure) {
   std::vector<std::string> names;
@@ -195,7 +210,7 @@ FigureFiles gnuplot_files(const Figure& figure) {
               rgb));
           break;
         case SeriesStyle::bars: {
-          const double offset = (bar_index++ - (double(bar_count) - 1) / 2) * bar_width;
+          const double offset = bar_x(0, bar_index++, int(bar_count));
           plots.push_back(fmt::format("{} using ($1{:+.6g}):2:({}) with boxes {} {}", source,
                                       offset, number(bar_width), colour, title));
           break;

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fa4::report {
@@ -39,10 +40,11 @@ struct Series {
 struct Axis {
   std::string title;  // with its unit: "arithmetic intensity (FLOP per HBM byte)"
   bool log = false;
+  int log_base = 10;               // 2 for sequence lengths
   std::optional<double> min, max;  // default: gnuplot's autoscale
 };
 
-enum class Legend { top_left, bottom_right, outside_right, below };
+enum class Legend { top_left, outside_right };
 
 struct Panel {
   std::string title;
@@ -70,6 +72,14 @@ struct FigureFiles {
 // blocks); on a log axis, points at or below zero are left out too. Throws std::logic_error for a
 // figure name outside [A-Za-z0-9._-].
 FigureFiles gnuplot_files(const Figure& figure);
+
+// Where the bar of series `bar` (of `bars` bar series in the panel) of a category is drawn: the
+// category's index shifted so the group is centred on it.
+double bar_x(double category, int bar, int bars);
+
+// A figure name from any text: lower case, each run of other characters than [a-z0-9] a dash
+// ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3").
+std::string file_stem(std::string_view text);
 
 // The names of the series drawn in the figure's legends, in drawing order, each once.
 std::vector<std::string> legend_names(const Figure& figure);

@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 Figure sample_figure() {
   Panel lines;
   lines.title = "hd128";
-  lines.x = {"seqlen (tokens)", true, {}, {}};
-  lines.y = {"TFLOP/s", false, 0.0, {}};
+  lines.x = {.title = "seqlen (tokens)", .log = true, .log_base = 2};
+  lines.y = {.title = "TFLOP/s", .min = 0.0};
   lines.series = {{"fa4 'model'", SeriesStyle::line, "", {{1024, 900, ""}, {8192, 1500, ""}}},
                   {"HBM roof", SeriesStyle::roof, "", {{1024, 300, ""}, {8192, 2400, ""}}},
                   {"measured ceiling",
@@ -36,10 +36,10 @@ Figure sample_figure() {
                   {"names", SeriesStyle::labels, "#000000", {{4096, 1500, "prefill"}}}};
   Panel bars;
   bars.title = "units";
-  bars.x = {"kernel", false, {}, {}};
-  bars.y = {"share of tile time (%)", false, 0.0, 110.0};
+  bars.x = {.title = "kernel"};
+  bars.y = {.title = "share of tile time (%)", .min = 0.0, .max = 110.0};
   bars.categories = {"fa4 fwd", "fa4 bwd"};
-  bars.legend = Legend::below;
+  bars.legend = Legend::outside_right;
   bars.series = {{"MMA", SeriesStyle::bars, "", {{0, 100, ""}, {1, 77, ""}}},
                  {"exp", SeriesStyle::bars, "", {{0, 100, ""}, {1, 31, ""}}},
                  {"fa4 'model'", SeriesStyle::points, "", {{0, 105, ""}}}};

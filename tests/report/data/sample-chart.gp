@@ -12,7 +12,7 @@ set title 'hd128'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'seqlen (tokens)'
 set ylabel 'TFLOP/s'
-set logscale x 10
+set logscale x 2
 unset logscale y
 set xtics autofreq
 set xrange [*:*]
@@ -24,7 +24,7 @@ plot 'sample-chart.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc r
      'sample-chart.dat' index 4 using 1:2:3 with labels center font ',10' tc rgb '#000000' notitle
 
 set title 'units'
-set key below horizontal
+set key outside right top vertical Left reverse
 set xlabel 'kernel'
 set ylabel 'share of tile time (%)'
 unset logscale x
