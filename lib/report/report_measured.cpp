@@ -407,9 +407,9 @@ std::string measured_section(const ReportInputs& in, ReportCharts& charts) {
     for (const auto& [key, group] : device)
       tables += fmt::format("#### {}\n\n", group_title(name, key)) + group_table(group);
     out += fmt::format(
-        "<details><summary>{} tables of measured TFLOP/s on {}, with ratios to the "
-        "peers and the model</summary>\n\n{}</details>\n\n",
-        device.size(), name, tables);
+        "<details><summary>Measured TFLOP/s on {} ({} {}), with ratios to the peers and the "
+        "model</summary>\n\n{}</details>\n\n",
+        name, device.size(), device.size() == 1 ? "table" : "tables", tables);
   }
   return out;
 }

@@ -162,7 +162,7 @@ TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
   EXPECT_EQ(legend_names(charts.figures()[0]),
             (std::vector<std::string>{"fa2", "sdpa_cudnn", "sdpa_flash"}));
   EXPECT_TRUE(contains(s, "![Measured TFLOP/s on NVIDIA H200")) << s;
-  EXPECT_TRUE(contains(s, "<details><summary>1 tables of measured TFLOP/s on NVIDIA H200")) << s;
+  EXPECT_TRUE(contains(s, "<details><summary>Measured TFLOP/s on NVIDIA H200 (1 table)")) << s;
   // The device's summary: worst and best ratio to cuDNN (both 0.75x here).
   EXPECT_TRUE(contains(s,
                        "fa2 worst 0.75x (fwd b32 h16 s1024 d128 bf16), best 0.75x (fwd b4 h16 "
