@@ -30,9 +30,8 @@ namespace fs = std::filesystem;
 
 struct ReportOptions {
   std::string out = "reports/fa4-analyze-report.md";
-  std::string published;       // default: data/published beside the models folder
-  std::string reference_runs;  // default: data/runs beside the models folder
-  bool no_reference_runs = false;
+  std::string published;  // default: data/published beside the models folder
+  ReferenceRunsOptions reference_runs;
 };
 
 std::string utc_now() {
@@ -85,8 +84,7 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
   const auto db = open_store(ctx, /*create=*/false);
   in.predictions = take(db.predictions_for_report());
-  const auto measured = load_measured_sources(
-      ctx, /*user_db=*/true, o.no_reference_runs ? "" : reference_runs_dir(ctx, o.reference_runs));
+  const auto measured = load_measured_sources(ctx, /*user_db=*/true, o.reference_runs.folder(ctx));
   in.measurements = measured.measurements;
   in.ceilings = measured.ceilings;
   in.measured_origins = measured.origins;
@@ -132,11 +130,7 @@ void setup(CLI::App& app, Context& ctx) {
                 "beside it named after it");
   c->add_option("--published", o->published,
                 "Folder of published figures (default: data/published beside --models)");
-  c->add_option("--reference-runs", o->reference_runs,
-                "Folder of reference databases whose measurements the report shows beside --db's "
-                "(default: data/runs beside --models)");
-  c->add_flag("--no-reference-runs", o->no_reference_runs,
-              "Leave the reference runs out: --db's measurements only");
+  o->reference_runs.add_to(*c);
   c->callback([&ctx, o] { run_report(ctx, *o); });
 }
 

@@ -30,8 +30,7 @@ struct RooflineOptions {
   std::vector<std::string> sweeps;
   std::string pass = "fwd";
   bool measured = false;
-  std::string reference_runs;
-  bool no_reference_runs = false;
+  ReferenceRunsOptions reference_runs;
   std::string out;
   bool json = false, csv = false;
   ShapeOptions shape;
@@ -102,8 +101,7 @@ void run_roofline(const Context& ctx, const RooflineOptions& o) {
       fmt::format("Model version {}, {} datasheet ({}).", model::kModelVersion, gpu.id, gpu.name);
   if (o.measured) {
     const bool user_db = fs::exists(ctx.db_path);
-    const auto sources = load_measured_sources(
-        ctx, user_db, o.no_reference_runs ? "" : reference_runs_dir(ctx, o.reference_runs));
+    const auto sources = load_measured_sources(ctx, user_db, o.reference_runs.folder(ctx));
     std::set<std::string> names;
     for (model::Algorithm a : kernels) names.insert(std::string(model::to_string(a)));
     for (const store::MeasurementRow& m : sources.measurements) {
@@ -165,10 +163,7 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_flag("--measured", o->measured,
               "Add the measured points and ceilings of this GPU from --db (when it exists) and the "
               "reference runs");
-  c->add_option("--reference-runs", o->reference_runs,
-                "Folder of reference databases (default: data/runs beside --models)");
-  c->add_flag("--no-reference-runs", o->no_reference_runs,
-              "Leave the reference runs out: --db's measurements only");
+  o->reference_runs.add_to(*c);
   c->add_option("--out", o->out, "SVG file to write; NAME.gp and NAME.dat go beside it");
   c->add_flag("--json", o->json, "Print the roofs and points as JSON");
   c->add_flag("--csv", o->csv, "Print the points as CSV");

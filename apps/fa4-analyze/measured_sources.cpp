@@ -76,6 +76,18 @@ std::string reference_runs_dir(const Context& ctx, const std::string& dir) {
   return (fs::path(ctx.models_dir) / ".." / "data" / "runs").lexically_normal().string();
 }
 
+void ReferenceRunsOptions::add_to(CLI::App& command) {
+  command.add_option("--reference-runs", dir_,
+                     "Folder of reference databases whose measurements are shown beside --db's "
+                     "(default: data/runs beside --models)");
+  command.add_flag("--no-reference-runs", none_,
+                   "Leave the reference runs out: --db's measurements only");
+}
+
+std::string ReferenceRunsOptions::folder(const Context& ctx) const {
+  return none_ ? "" : reference_runs_dir(ctx, dir_);
+}
+
 MeasuredSources load_measured_sources(const Context& ctx, bool user_db,
                                       const std::string& runs_dir) {
   MeasuredSources out;

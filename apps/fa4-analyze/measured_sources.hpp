@@ -3,6 +3,7 @@
 // the latest measurement of each kernel, problem and device wins.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ struct MeasuredSources {
 
 // The reference runs' folder: `dir` when given, else data/runs beside the models folder.
 std::string reference_runs_dir(const Context& ctx, const std::string& dir);
+
+// --reference-runs DIR and --no-reference-runs, for the commands that show measurements.
+class ReferenceRunsOptions {
+ public:
+  void add_to(CLI::App& command);
+  // The folder to read, or "" with --no-reference-runs.
+  std::string folder(const Context& ctx) const;
+
+ private:
+  std::string dir_;
+  bool none_ = false;
+};
 
 // Reads --db when it exists (`user_db`) and every *.db in `runs_dir` (when not empty), each
 // through a private copy so the shipped files are never migrated or locked. Throws UserError
