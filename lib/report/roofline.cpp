@@ -199,7 +199,7 @@ Figure roofline_figure(const std::string& name, const hw::Spec& gpu, const Roofl
   }
   x_lo = decade_below(x_lo / 2);
   x_hi = decade_above(x_hi * 2);
-  y_lo = decade_below(y_lo / 2);
+  y_lo = decade_below(y_lo / 10);  // a free decade at the bottom for the regimes' names
   y_hi = decade_above(y_hi * 1.5);
 
   Panel panel;
