@@ -16,7 +16,7 @@ set logscale x 10
 set logscale y 10
 set xtics autofreq
 set xrange [0.1:100000]
-set yrange [1:10000]
+set yrange [0.1:10000]
 plot 'roofline-h200.dat' index 0 using 1:2 with lines lw 2 lc rgb '#444444' title 'HBM 4.80 TB/s', \
      'roofline-h200.dat' index 1 using 1:2 with lines lw 2 dt 2 lc rgb '#444444' title 'HBM copy 3.88 TB/s (measured)', \
      'roofline-h200.dat' index 2 using 1:2 with lines lw 2 lc rgb '#000000' title 'dense bf16 peak: 989', \
