@@ -44,6 +44,11 @@ std::vector<ChartPoint> drawable_points(const Panel& panel, const Series& series
   return kept;
 }
 
+bool has_data(const Panel& panel) {
+  return std::any_of(panel.series.begin(), panel.series.end(),
+                     [&](const Series& s) { return !drawable_points(panel, s).empty(); });
+}
+
 bool in_legend(const Series& s) {
   return s.style != SeriesStyle::labels && s.style != SeriesStyle::vertical_labels;
 }
@@ -126,6 +131,11 @@ std::string file_stem(std::string_view text) {
   return out.empty() ? "chart" : out;
 }
 
+bool has_data(const Figure& figure) {
+  return std::any_of(figure.panels.begin(), figure.panels.end(),
+                     [](const Panel& p) { return has_data(p); });
+}
+
 std::vector<std::string> legend_names(const Figure& figure) {
   std::vector<std::string> names;
   for (const Panel& panel : figure.panels)
@@ -139,7 +149,10 @@ std::vector<std::string> legend_names(const Figure& figure) {
 FigureFiles gnuplot_files(const Figure& figure) {
   check_name(figure.name);
   const std::string dat = figure.name + ".dat";
-  const int panels = std::max(1, int(figure.panels.size()));
+  if (!has_data(figure))
+    throw std::logic_error("gnuplot_files: figure '" + figure.name + "' has nothing to draw");
+  const int panels = int(std::count_if(figure.panels.begin(), figure.panels.end(),
+                                       [](const Panel& p) { return has_data(p); }));
   const int columns = figure.columns > 0 ? std::min(figure.columns, panels) : panels;
   const int rows = (panels + columns - 1) / columns;
   FigureFiles files;
@@ -159,6 +172,7 @@ FigureFiles gnuplot_files(const Figure& figure) {
   ColourOf colour_of;
   int block = 0;
   for (const Panel& panel : figure.panels) {
+    if (!has_data(panel)) continue;      // gnuplot cannot autoscale an empty plot
     std::vector<std::string> in_legend;  // each panel has its own legend
     files.script += fmt::format("\nset title {}\n{}\n{}", quoted(panel.title),
                                 legend_setting(panel.legend), axis_settings(panel));
@@ -217,7 +231,6 @@ FigureFiles gnuplot_files(const Figure& figure) {
         }
       }
     }
-    if (plots.empty()) plots.push_back("NaN notitle");  // an empty panel keeps its place
     files.script += "plot ";
     for (std::size_t i = 0; i < plots.size(); ++i)
       files.script += (i ? ", \\\n     " : "") + plots[i];

@@ -68,9 +68,13 @@ struct FigureFiles {
   std::string data;    // NAME.dat: one block per series, each headed by "# panel / series"
 };
 
+// Whether any panel has a point to draw (on a log axis, a point above zero).
+bool has_data(const Figure& figure);
+
 // The script and data of a figure. Series with no points are left out (gnuplot refuses empty
-// blocks); on a log axis, points at or below zero are left out too. Throws std::logic_error for a
-// figure name outside [A-Za-z0-9._-].
+// blocks), and so are panels with none; on a log axis, points at or below zero are left out too.
+// Throws std::logic_error for a figure with nothing to draw (check has_data) or a name outside
+// [A-Za-z0-9._-].
 FigureFiles gnuplot_files(const Figure& figure);
 
 // Where the bar of series `bar` (of `bars` bar series in the panel) of a category is drawn: the

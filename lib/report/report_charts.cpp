@@ -8,6 +8,8 @@ ReportCharts::ReportCharts(std::string folder, std::string skipped_because)
     : folder_(std::move(folder)), skipped_because_(std::move(skipped_because)) {}
 
 std::string ReportCharts::embed(Figure figure) {
+  if (!has_data(figure))
+    return fmt::format("*No chart \"{}\": no series has a point to draw.*\n\n", figure.title);
   const std::string path = folder_ + "/" + figure.name;
   const std::string files = fmt::format("[script]({}.gp), [data]({}.dat)", path, path);
   std::string out;

@@ -18,7 +18,8 @@ class ReportCharts {
   // `skipped_because`: empty when gnuplot renders them; else why not (find_gnuplot's error).
   ReportCharts(std::string folder, std::string skipped_because);
 
-  // The figure's markdown, ending in a blank line; the figure is kept for writing.
+  // The figure's markdown, ending in a blank line; the figure is kept for writing. A figure with
+  // nothing to draw (has_data) is not kept: its markdown says so.
   std::string embed(Figure figure);
 
   // A file of the report's numbers (CSV) kept beside the charts; returns its path relative to the

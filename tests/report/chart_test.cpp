@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "report/chart_render.hpp"
+#include "report/report_charts.hpp"
 #include "svg_text.hpp"
 
 namespace fa4::report {
@@ -94,6 +95,21 @@ TEST(GnuplotFiles, SeriesOfOneColourKeyShareAColour) {
   };
   EXPECT_EQ(colour_in("HBM roof"), colour_in("measured ceiling"));
   EXPECT_NE(colour_in("HBM roof"), colour_in("cudnn"));
+}
+
+TEST(GnuplotFiles, LeaveOutEmptyPanelsAndRefuseAFigureWithNothingToDraw) {
+  Figure f = sample_figure();
+  f.panels.insert(f.panels.begin(), Panel{.title = "nothing here"});
+  const std::string script = gnuplot_files(f).script;
+  EXPECT_EQ(script.find("nothing here"), std::string::npos);
+  EXPECT_NE(script.find("set multiplot layout 1,2 "), std::string::npos) << script;
+  f.panels = {Panel{.title = "nothing here"}};
+  EXPECT_FALSE(has_data(f));
+  EXPECT_THROW(gnuplot_files(f), std::logic_error);
+  ReportCharts charts("c", "");
+  EXPECT_EQ(charts.embed(f),
+            "*No chart \"A sample: two panels\": no series has a point to draw.*\n\n");
+  EXPECT_TRUE(charts.figures().empty());
 }
 
 TEST(GnuplotFiles, RefuseANameThatIsNotAFileStem) {

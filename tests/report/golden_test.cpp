@@ -4,6 +4,7 @@
 // golden file with FA4_UPDATE_GOLDEN=1 ./report_tests and review its diff before committing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,7 +12,9 @@
 #include <string>
 
 #include "report/chart.hpp"
+#include "report/chart_render.hpp"
 #include "report_inputs.hpp"
+#include "svg_text.hpp"
 
 namespace fa4::report {
 namespace {
@@ -81,6 +84,27 @@ TEST(GoldenReport, ChartsAndCsvMatchTheGoldenFiles) {
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(folder))
     ++golden_files;
   EXPECT_EQ(files, golden_files) << "a golden file in " << folder << " has no chart or CSV now";
+}
+
+// gnuplot draws every chart of the report (a script it refuses fails here): each SVG is
+// well-formed XML and names every series of its legends.
+TEST(GoldenReport, EveryChartRendersToSvgNamingItsSeries) {
+  const auto gnuplot = find_gnuplot();
+  if (!gnuplot) GTEST_SKIP() << "skipped: " << gnuplot.error().message;
+  const RenderedReport report = render_report(testing::golden_inputs());
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / "fa4-golden-report-charts";
+  std::filesystem::remove_all(folder);
+  for (const Figure& figure : report.charts.figures()) {
+    const Status drawn = write_figure(folder, figure, &*gnuplot);
+    ASSERT_TRUE(drawn) << drawn.error().message;
+    const auto texts = testing::svg_texts((folder / (figure.name + ".svg")).string());
+    ASSERT_TRUE(texts) << texts.error().message;
+    for (const std::string& name : legend_names(figure))
+      EXPECT_NE(std::find(texts->begin(), texts->end(), name), texts->end())
+          << figure.name << ".svg lacks " << name;
+  }
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace
