@@ -1,0 +1,43 @@
+// Writing a file so that whoever reads it sees either the old file or the new one, whole: the text
+// goes to a temporary file in the same folder, is flushed to disk (fsync), and is renamed over the
+// target, and the folder is flushed so the rename survives a power cut. On any failure the
+// temporary file is removed and the old file is left as it was; the error says why, in words
+// ("disk full", "permission denied", "read-only file system"). "-" names standard output where the
+// caller allows it (write_output).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace fa4 {
+
+// The name that means standard output for write_output.
+inline constexpr std::string_view kStandardOutput = "-";
+
+enum class WriteOutcome {
+  written,    // the file now holds the new text
+  unchanged,  // the file already held exactly this text and was left untouched
+};
+
+struct AtomicWriteOptions {
+  // Create the target's missing parent folders first.
+  bool create_folders = false;
+  // Leave the file alone (no rewrite, no new modification time) when it already holds the text.
+  bool skip_if_unchanged = false;
+};
+
+// Replaces (or creates) `path` with `content` atomically. A symbolic link is followed: the file it
+// points to is replaced and the link stays. The new file keeps the old one's permissions (a new
+// file gets the usual ones, 0666 less the umask).
+Result<WriteOutcome> write_file_atomically(const std::filesystem::path& path,
+                                           std::string_view content,
+                                           const AtomicWriteOptions& options = {});
+
+// write_file_atomically, or standard output (flushed, its errors reported) when `target` is "-".
+Result<WriteOutcome> write_output(const std::string& target, std::string_view content,
+                                  const AtomicWriteOptions& options = {});
+
+}  // namespace fa4
