@@ -1,6 +1,7 @@
 // fa4-analyze bench: check and time registered kernels on the GPU (lib/bench) and record every
 // measurement, with its samples, linked to the model's prediction for the same shape on the
-// detected GPU's hardware model. Without a CUDA device it says so and exits 1.
+// detected GPU's hardware model (lib/orchestration: each kernel's model configuration). Without a
+// CUDA device it says so and exits 1.
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +24,8 @@
 #include "bench/sm_clock.hpp"
 #include "bench/stop_signal.hpp"
 #include "bench/sweep_loop.hpp"
+#include "orchestration/bench_prediction.hpp"
+#include "orchestration/kernel_models.hpp"
 #endif
 
 namespace fa4::app {
@@ -41,24 +44,6 @@ struct BenchOptions {
 };
 
 #if FA4_HAVE_BENCH
-
-// Records the model's prediction for `shape` and returns its id; nullopt when there is no model
-// of this GPU or of this kernel's algorithm, or the model refuses the shape.
-std::optional<std::int64_t> record_prediction(store::Store& db, std::int64_t run_id,
-                                              const hw::Spec* gpu, std::string_view kernel,
-                                              const AttnShape& shape) {
-  const auto algorithm = model::parse_algorithm(kernel);
-  if (!gpu || !algorithm) return std::nullopt;
-  model::Options options;
-  options.algorithm = *algorithm;
-  options.pass = Pass::fwd;
-  auto p = model::predict(*gpu, shape, options);
-  if (!p) return std::nullopt;
-  take(db.record_predictions(run_id, {*p}));
-  const store::Table id = take(db.query(
-      fmt::format("SELECT MAX(id) FROM predictions WHERE run_id = {}", run_id)));
-  return std::get<std::int64_t>(id.rows.at(0).at(0));
-}
 
 // Recorded with an ok measurement whose samples drifted (bench/stats.hpp, sample_drift).
 std::string drift_warning(double drift) {
@@ -145,6 +130,9 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
   const bool terminal = isatty(fileno(stdout));
   fmt::print("run {}: {} on {} (model: {}), inputs seed {}\n", run_id, ctx.db_path, device->name,
              gpu ? gpu->id : "none", seed);
+  for (const std::string& name : kernel_names)
+    if (const auto* k = take(orchestration::find_kernel_model(name)); !k->approximation.empty())
+      fmt::print("note: the model predicts {} as {}\n", name, k->approximation);
   const auto configs = bench::sweep_configs(shapes, kernel_names);
   const bench::StopOnSignal stop;
   const bench::SweepSettings settings{
@@ -157,8 +145,7 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
     std::fflush(stdout);
     store::Measurement m = to_measurement(
         bench::run_attention(*kernel, config.shape, *device, timer, seed + index + 1));
-    if (m.status == store::MeasurementStatus::ok)
-      m.prediction_id = record_prediction(db, run_id, gpu, config.kernel, config.shape);
+    take(orchestration::link_prediction(db, run_id, gpu, config.kernel, config.shape, m));
     if (terminal) fmt::print("\r\033[K");
     return m;
   };
@@ -189,6 +176,7 @@ void bench(const Context& ctx, const BenchOptions& o) {
       throw UserError(fmt::format("'{}' is a backward kernel and bench measures forward kernels; "
                                   "time it with tests/kernels/kernel_timing --pass bwd",
                                   name));
+    take(orchestration::find_kernel_model(name));
   }
   // Refuse before measuring anything when the peers were asked for and cannot run.
   if (o.peers)

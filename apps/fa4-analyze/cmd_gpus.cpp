@@ -109,7 +109,8 @@ std::vector<Row> ratio_rows(const std::vector<hw::Spec>& specs) {
 std::vector<Row> table_rows(const std::vector<hw::Spec>& specs) {
   std::vector<Row> rows;
   Row architecture{"architecture", {}};
-  for (const hw::Spec& gpu : specs) architecture.cells.push_back(gpu.architecture);
+  for (const hw::Spec& gpu : specs)
+    architecture.cells.emplace_back(hw::to_string(gpu.architecture));
   rows.push_back(std::move(architecture));
   for (const hw::Figure& figure : hw::figures()) {
     Row row{std::string(figure.label), {}};
@@ -150,8 +151,8 @@ void print_table(const std::vector<hw::Spec>& specs) {
 }
 
 void print_one(const hw::Spec& gpu) {
-  fmt::print("{}: {}\narchitecture: {}\ndevice names: {}\n\n", gpu.id, gpu.name, gpu.architecture,
-             fmt::join(gpu.device_names, ", "));
+  fmt::print("{}: {}\narchitecture: {}\ndevice names: {}\n\n", gpu.id, gpu.name,
+             hw::to_string(gpu.architecture), fmt::join(gpu.device_names, ", "));
   std::size_t label_width = 0;
   for (const hw::Figure& figure : hw::figures())
     label_width = std::max(label_width, figure.label.size());

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "kernels/cuda_status.hpp"
 #include "reference/half_float.hpp"
 
 namespace fa4::bench {
@@ -17,11 +18,6 @@ constexpr double kErrorFactor = 2.0;
 constexpr double kOutputFloor = 1e-4;
 constexpr double kLseFloor = 1e-4;
 constexpr unsigned char kPoisonByte = 0xff;
-
-Status cuda_check(cudaError_t status, const std::string& what) {
-  if (status == cudaSuccess) return Ok{};
-  return Error{what + ": " + cudaGetErrorString(status)};
-}
 
 std::int64_t o_elements(const AttnShape& s) {
   return s.batch * s.heads_q * s.seqlen_q * s.headdim_v;
@@ -34,40 +30,14 @@ Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype
   const std::vector<std::uint16_t> bits = reference::to_bits(values, dtype);
   Result<DeviceBuffer> buffer = DeviceBuffer::allocate(bits.size() * sizeof(std::uint16_t));
   if (!buffer) return buffer;
-  if (Status s =
-          cuda_check(cudaMemcpy(buffer->get(), bits.data(), buffer->size(), cudaMemcpyHostToDevice),
-                     "uploading an input");
+  if (Status s = kernels::cuda_status(
+          cudaMemcpy(buffer->get(), bits.data(), buffer->size(), cudaMemcpyHostToDevice),
+          "uploading an input");
       !s)
     return s.error();
   return buffer;
 }
 
-Result<DeviceBuffer> DeviceBuffer::allocate(std::size_t bytes) {
-  DeviceBuffer buffer;
-  if (bytes == 0) return buffer;
-  if (Status s = cuda_check(cudaMalloc(&buffer.pointer_, bytes),
-                            "allocating " + std::to_string(bytes) + " bytes of device memory");
-      !s)
-    return s.error();
-  buffer.bytes_ = bytes;
-  return buffer;
-}
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : pointer_(std::exchange(other.pointer_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-  if (this != &other) {
-    if (pointer_) cudaFree(pointer_);
-    pointer_ = std::exchange(other.pointer_, nullptr);
-    bytes_ = std::exchange(other.bytes_, 0);
-  }
-  return *this;
-}
-
-DeviceBuffer::~DeviceBuffer() {
-  if (pointer_) cudaFree(pointer_);
-}
 
 Result<DeviceProblem> DeviceProblem::upload(const reference::AttnInputs& in,
                                             std::size_t workspace_bytes) {
@@ -104,25 +74,28 @@ kernels::AttnBuffers DeviceProblem::buffers() const {
 }
 
 Status DeviceProblem::poison_outputs() const {
-  if (Status s = cuda_check(cudaMemset(o.get(), kPoisonByte, o.size()), "poisoning O"); !s)
+  if (Status s = kernels::cuda_status(cudaMemset(o.get(), kPoisonByte, o.size()), "poisoning O");
+      !s)
     return s;
-  return cuda_check(cudaMemset(lse.get(), kPoisonByte, lse.size()), "poisoning LSE");
+  return kernels::cuda_status(cudaMemset(lse.get(), kPoisonByte, lse.size()), "poisoning LSE");
 }
 
 Result<HostOutputs> fetch_outputs(const DeviceProblem& problem, const AttnShape& shape) {
-  if (Status s = cuda_check(cudaDeviceSynchronize(), "running the kernel"); !s) return s.error();
+  if (Status s = kernels::cuda_status(cudaDeviceSynchronize(), "running the kernel"); !s)
+    return s.error();
   std::vector<std::uint16_t> o_bits(std::size_t(o_elements(shape)));
   HostOutputs out;
   out.lse.resize(std::size_t(lse_elements(shape)));
-  if (Status s =
-          cuda_check(cudaMemcpy(o_bits.data(), problem.o.get(),
-                                o_bits.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost),
-                     "downloading O");
+  if (Status s = kernels::cuda_status(
+          cudaMemcpy(o_bits.data(), problem.o.get(), o_bits.size() * sizeof(std::uint16_t),
+                     cudaMemcpyDeviceToHost),
+          "downloading O");
       !s)
     return s.error();
-  if (Status s = cuda_check(cudaMemcpy(out.lse.data(), problem.lse.get(),
-                                       out.lse.size() * sizeof(float), cudaMemcpyDeviceToHost),
-                            "downloading LSE");
+  if (Status s =
+          kernels::cuda_status(cudaMemcpy(out.lse.data(), problem.lse.get(),
+                                          out.lse.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                               "downloading LSE");
       !s)
     return s.error();
   out.o = reference::from_bits(o_bits, shape.dtype);

@@ -8,30 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/device_buffer.hpp"
 #include "core/error.hpp"
 #include "kernels/registry.hpp"
 #include "reference/attention.hpp"
 
 namespace fa4::bench {
-
-// Owns one cudaMalloc allocation.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  static Result<DeviceBuffer> allocate(std::size_t bytes);
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer();
-
-  void* get() const { return pointer_; }
-  std::size_t size() const { return bytes_; }
-
- private:
-  void* pointer_ = nullptr;
-  std::size_t bytes_ = 0;
-};
 
 // `values` (already rounded to `dtype`) as 16-bit patterns in a new device buffer.
 Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype);

@@ -1,6 +1,7 @@
 // The ceiling probes' timing: build the probe (ceiling_probes_compute.cu, wgmma_probe.cu,
-// gemm_probe.cpp, ceiling_probes_memory.cu), one warm-up launch, then CUDA events around each
-// timed launch; the median over the samples. No L2 flush: the register and shared-memory probes
+// gemm_probe.cpp, ceiling_probes_memory.cu) and time its launch with the attention runs' Timer
+// (timer.hpp): one warm-up launch, then exactly `samples` timed launches, CUDA events around each
+// launch alone; the median over the samples. No L2 flush: the register and shared-memory probes
 // touch no device memory to speak of, the copy streams 2 GiB and the GEMM's 384 MiB of operands
 // are far past L2.
 #include <cuda_runtime.h>
@@ -11,51 +12,13 @@
 #include "bench/ceiling_probes.hpp"
 #include "bench/ceiling_probes_detail.hpp"
 #include "bench/stats.hpp"
+#include "bench/timer.hpp"
 
 namespace fa4::bench {
-namespace ceiling_detail {
-
-Status cuda_check(cudaError_t status, std::string_view probe, std::string_view what) {
-  if (status == cudaSuccess) return Ok{};
-  return Error{std::string(probe) + ": " + std::string(what) + ": " + cudaGetErrorString(status)};
-}
-
-}  // namespace ceiling_detail
-
 namespace {
 
-using ceiling_detail::cuda_check;
 using ceiling_detail::DeviceInfo;
 using ceiling_detail::Probe;
-
-// Two CUDA events, destroyed with the object.
-class EventPair {
- public:
-  static Result<EventPair> create(std::string_view probe) {
-    EventPair events;
-    if (Status s = cuda_check(cudaEventCreate(&events.start_), probe, "creating events"); !s)
-      return s.error();
-    if (Status s = cuda_check(cudaEventCreate(&events.stop_), probe, "creating events"); !s)
-      return s.error();
-    return Result<EventPair>(std::move(events));
-  }
-  EventPair(EventPair&& other) noexcept
-      : start_(std::exchange(other.start_, nullptr)), stop_(std::exchange(other.stop_, nullptr)) {}
-  EventPair& operator=(EventPair&&) = delete;
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  ~EventPair() {
-    if (start_) cudaEventDestroy(start_);
-    if (stop_) cudaEventDestroy(stop_);
-  }
-  cudaEvent_t start() const { return start_; }
-  cudaEvent_t stop() const { return stop_; }
-
- private:
-  EventPair() = default;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
-};
 
 Result<Probe> make_probe(CeilingUnit unit, const DeviceInfo& device) {
   switch (unit) {
@@ -77,37 +40,26 @@ Result<Probe> make_probe(CeilingUnit unit, const DeviceInfo& device) {
   return Error{"unknown ceiling unit " + std::to_string(int(unit))};
 }
 
-Result<DeviceInfo> current_device(std::string_view probe) {
+Result<DeviceInfo> current_device() {
   int id = 0;
-  if (Status s = cuda_check(cudaGetDevice(&id), probe, "selecting the device"); !s)
+  if (Status s = kernels::cuda_status(cudaGetDevice(&id), "selecting the device"); !s)
     return s.error();
   DeviceInfo device;
   for (auto [attribute, value] :
        {std::pair{cudaDevAttrMultiProcessorCount, &device.multiprocessors},
         std::pair{cudaDevAttrComputeCapabilityMajor, &device.major},
         std::pair{cudaDevAttrComputeCapabilityMinor, &device.minor}})
-    if (Status s = cuda_check(cudaDeviceGetAttribute(value, attribute, id), probe,
-                              "reading the device's attributes");
+    if (Status s = kernels::cuda_status(cudaDeviceGetAttribute(value, attribute, id),
+                                        "reading the device's attributes");
         !s)
       return s.error();
   return device;
 }
 
-// One launch between the two events; the elapsed seconds.
-Result<double> time_launch(const Probe& probe, const EventPair& events, std::string_view name) {
-  if (Status s = cuda_check(cudaEventRecord(events.start()), name, "recording an event"); !s)
-    return s.error();
-  if (Status s = probe.launch(); !s) return s.error();
-  if (Status s = cuda_check(cudaEventRecord(events.stop()), name, "recording an event"); !s)
-    return s.error();
-  if (Status s = cuda_check(cudaEventSynchronize(events.stop()), name, "running the probe"); !s)
-    return s.error();
-  float elapsed_ms = 0.0f;
-  if (Status s = cuda_check(cudaEventElapsedTime(&elapsed_ms, events.start(), events.stop()), name,
-                            "reading events");
-      !s)
-    return s.error();
-  return double(elapsed_ms) * 1e-3;
+// One warm-up launch and exactly `samples` timed ones (no early stop: min = max), no L2 flush.
+TimingOptions ceiling_timing(int samples) {
+  return TimingOptions{
+      .warmup = 1, .min_samples = samples, .max_samples = samples, .flush_l2 = false};
 }
 
 }  // namespace
@@ -143,36 +95,29 @@ Result<CeilingResult> measure_ceiling(CeilingUnit unit, int samples,
   const std::string name(to_string(unit));
   if (samples < 1)
     return Error{name + ": samples must be at least 1, not " + std::to_string(samples)};
-  Result<DeviceInfo> device = current_device(name);
-  if (!device) return device.error();
+  const auto named = [&name](const Error& error) { return Error{name + ": " + error.message}; };
+  Result<DeviceInfo> device = current_device();
+  if (!device) return named(device.error());
   // Clear an error left by earlier work, so that it is not reported as this probe's.
   (void)cudaGetLastError();
   Result<Probe> probe = make_probe(unit, *device);
-  if (!probe) return probe.error();
-  Result<EventPair> events = EventPair::create(name);
-  if (!events) return events.error();
-
-  if (Result<double> warmup = time_launch(*probe, *events, name); !warmup) return warmup.error();
-  std::vector<double> samples_s;
-  samples_s.reserve(std::size_t(samples));
-  for (int i = 0; i < samples; ++i) {
-    Result<double> elapsed = time_launch(*probe, *events, name);
-    if (!elapsed) return elapsed.error();
-    samples_s.push_back(*elapsed);
-  }
-  const TimingStats stats = summarize(samples_s);
+  if (!probe) return named(probe.error());
+  Result<Timer> timer = Timer::create(0, ceiling_timing(samples));
+  if (!timer) return named(timer.error());
+  Result<TimingStats> stats = timer->time(probe->launch);
+  if (!stats) return named(stats.error());
   const double sm_clock_mhz = read_sm_clock_mhz();
 
   CeilingResult result;
   result.unit = unit;
-  result.median_s = stats.median_s;
-  result.value = stats.median_s > 0 ? probe->work / stats.median_s / 1e12 : 0.0;
+  result.median_s = stats->median_s;
+  result.value = stats->median_s > 0 ? probe->work / stats->median_s / 1e12 : 0.0;
   result.value_unit = probe->value_unit;
   result.sm_clock_mhz = sm_clock_mhz;
-  if (probe->per_clk_work > 0 && sm_clock_mhz > 0 && stats.median_s > 0)
-    result.per_sm_per_clk = probe->per_clk_work / stats.median_s /
+  if (probe->per_clk_work > 0 && sm_clock_mhz > 0 && stats->median_s > 0)
+    result.per_sm_per_clk = probe->per_clk_work / stats->median_s /
                             (double(device->multiprocessors) * sm_clock_mhz * 1e6);
-  result.samples_s = std::move(samples_s);
+  result.samples_s = std::move(stats->samples_s);
   result.method = probe->method;
   return result;
 }

@@ -12,6 +12,7 @@
 
 #include "bench/ceiling_probes_detail.hpp"
 #include "kernels/sm80_primitives.cuh"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::bench::ceiling_detail {
 namespace {
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(kFullThreads, kFullBlocksPerSm)
 #pragma unroll
     for (int u = 0; u < kEx2Unroll; ++u)
 #pragma unroll
-      for (int j = 0; j < kEx2Chains; ++j) x[j] = kernels::sm80::fast_exp2(x[j]) + offset;
+      for (int j = 0; j < kEx2Chains; ++j) x[j] = kernels::fast_exp2(x[j]) + offset;
   float total = 0.0f;
 #pragma unroll
   for (int j = 0; j < kEx2Chains; ++j) total += x[j];
@@ -112,36 +113,33 @@ __global__ void __launch_bounds__(kFullThreads, kFullBlocksPerSm)
   sink[blockIdx.x * blockDim.x + threadIdx.x] = total;
 }
 
-Result<DeviceBuffer> allocate_sink(std::size_t floats, std::string_view probe) {
-  Result<DeviceBuffer> sink = DeviceBuffer::allocate(floats * sizeof(float));
-  if (!sink) return Error{std::string(probe) + ": " + sink.error().message};
-  return sink;
+Result<DeviceBuffer> allocate_sink(std::size_t floats) {
+  return DeviceBuffer::allocate(floats * sizeof(float));
 }
 
 }  // namespace
 
 Result<Probe> make_mma_sync_probe(const DeviceInfo& device) {
-  constexpr std::string_view kName = "mma_sync_bf16";
   const int blocks = device.multiprocessors * kMmaBlocksPerSm;
   const int threads = kMmaWarpsPerBlock * 32;
   // bf16 pairs of small nonzero values (0x3c00 = 2^-7): never time zeros.
   const std::vector<std::uint32_t> host_operands(24, 0x3c003c00u);
   Result<DeviceBuffer> operands =
       DeviceBuffer::allocate(host_operands.size() * sizeof(std::uint32_t));
-  if (!operands) return Error{std::string(kName) + ": " + operands.error().message};
-  if (Status s = cuda_check(cudaMemcpy(operands->get(), host_operands.data(), operands->size(),
-                                       cudaMemcpyHostToDevice),
-                            kName, "uploading operands");
+  if (!operands) return operands.error();
+  if (Status s = kernels::cuda_status(cudaMemcpy(operands->get(), host_operands.data(),
+                                                 operands->size(), cudaMemcpyHostToDevice),
+                                      "uploading operands");
       !s)
     return s.error();
-  Result<DeviceBuffer> sink = allocate_sink(std::size_t(blocks) * threads, kName);
+  Result<DeviceBuffer> sink = allocate_sink(std::size_t(blocks) * threads);
   if (!sink) return sink.error();
   Probe probe;
   const auto* operand_pointer = static_cast<const std::uint32_t*>(operands->get());
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     mma_sync_peak_kernel<<<blocks, threads>>>(operand_pointer, sink_pointer, kMmaIterations);
-    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
+    return kernels::cuda_status(cudaGetLastError(), "launching the kernel");
   };
   probe.buffers.push_back(std::move(*operands));
   probe.buffers.push_back(std::move(*sink));
@@ -156,15 +154,14 @@ Result<Probe> make_mma_sync_probe(const DeviceInfo& device) {
 }
 
 Result<Probe> make_mufu_ex2_probe(const DeviceInfo& device) {
-  constexpr std::string_view kName = "mufu_ex2";
   const int blocks = device.multiprocessors * kFullBlocksPerSm;
-  Result<DeviceBuffer> sink = allocate_sink(std::size_t(blocks) * kFullThreads, kName);
+  Result<DeviceBuffer> sink = allocate_sink(std::size_t(blocks) * kFullThreads);
   if (!sink) return sink.error();
   Probe probe;
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     mufu_ex2_kernel<<<blocks, kFullThreads>>>(sink_pointer, kEx2Trips, kEx2Offset);
-    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
+    return kernels::cuda_status(cudaGetLastError(), "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   probe.work = double(blocks) * kFullThreads * kEx2Trips * kEx2Unroll * kEx2Chains;
@@ -178,15 +175,14 @@ Result<Probe> make_mufu_ex2_probe(const DeviceInfo& device) {
 }
 
 Result<Probe> make_fma_probe(const DeviceInfo& device) {
-  constexpr std::string_view kName = "fma_fp32";
   const int blocks = device.multiprocessors * kFullBlocksPerSm;
-  Result<DeviceBuffer> sink = allocate_sink(std::size_t(blocks) * kFullThreads, kName);
+  Result<DeviceBuffer> sink = allocate_sink(std::size_t(blocks) * kFullThreads);
   if (!sink) return sink.error();
   Probe probe;
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     fma_fp32_kernel<<<blocks, kFullThreads>>>(sink_pointer, kFmaTrips, kFmaScale, kFmaAddend);
-    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
+    return kernels::cuda_status(cudaGetLastError(), "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   const double fma_lanes = double(blocks) * kFullThreads * kFmaTrips * kFmaUnroll * kFmaChains;

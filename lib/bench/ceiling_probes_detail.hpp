@@ -3,16 +3,15 @@
 // ceiling_probes.cu times it.
 #pragma once
 
-#include <cuda_runtime_api.h>
-
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "bench/attention_check.hpp"
+#include "bench/device_buffer.hpp"
 #include "core/error.hpp"
+#include "kernels/cuda_status.hpp"
 
 namespace fa4::bench::ceiling_detail {
 
@@ -24,16 +23,13 @@ struct DeviceInfo {
 struct Probe {
   std::vector<DeviceBuffer> buffers;  // freed with the Probe
   std::shared_ptr<void> library;      // a library handle the launch uses (cuBLAS), or null
-  // Enqueues one launch on the default stream; the launch error, naming the probe.
+  // Enqueues one launch on the default stream; the launch error (measure_ceiling names the probe).
   std::function<Status()> launch;
   double work = 0;          // per launch: FLOP (matrix, FMA), ex2 results, bytes (smem, copy)
   double per_clk_work = 0;  // per launch, in per_sm_per_clk's unit (FMA lanes for fma); 0: none
   std::string value_unit;   // of work / s / 1e12
   std::string method;
 };
-
-// "<probe>: <what>: <CUDA error>" when `status` is not cudaSuccess.
-Status cuda_check(cudaError_t status, std::string_view probe, std::string_view what);
 
 Result<Probe> make_mma_sync_probe(const DeviceInfo& device);
 Result<Probe> make_mufu_ex2_probe(const DeviceInfo& device);

@@ -92,16 +92,15 @@ __global__ void __launch_bounds__(kCopyThreads)
 }  // namespace
 
 Result<Probe> make_smem_read_probe(const DeviceInfo& device) {
-  constexpr std::string_view kName = "smem_read";
   const int blocks = device.multiprocessors * kSmemBlocksPerSm;
   Result<DeviceBuffer> sink =
       DeviceBuffer::allocate(std::size_t(blocks) * kSmemThreads * sizeof(std::uint32_t));
-  if (!sink) return Error{std::string(kName) + ": " + sink.error().message};
+  if (!sink) return sink.error();
   Probe probe;
   auto* sink_pointer = static_cast<std::uint32_t*>(sink->get());
   probe.launch = [=] {
     smem_read_kernel<<<blocks, kSmemThreads>>>(sink_pointer, kSmemTrips);
-    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
+    return kernels::cuda_status(cudaGetLastError(), "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   probe.work = double(blocks) * (kSmemThreads / 32) * kSmemTrips * kSmemLoadsPerTrip *
@@ -118,13 +117,12 @@ Result<Probe> make_smem_read_probe(const DeviceInfo& device) {
 }
 
 Result<Probe> make_hbm_copy_probe(const DeviceInfo& device) {
-  constexpr std::string_view kName = "hbm_copy";
   Result<DeviceBuffer> source = DeviceBuffer::allocate(kCopyBytes);
-  if (!source) return Error{std::string(kName) + ": " + source.error().message};
+  if (!source) return source.error();
   Result<DeviceBuffer> target = DeviceBuffer::allocate(kCopyBytes);
-  if (!target) return Error{std::string(kName) + ": " + target.error().message};
+  if (!target) return target.error();
   if (Status s =
-          cuda_check(cudaMemset(source->get(), 0x3c, kCopyBytes), kName, "filling the source");
+          kernels::cuda_status(cudaMemset(source->get(), 0x3c, kCopyBytes), "filling the source");
       !s)
     return s.error();
   const int blocks = device.multiprocessors * kCopyBlocksPerSm;
@@ -134,7 +132,7 @@ Result<Probe> make_hbm_copy_probe(const DeviceInfo& device) {
   probe.launch = [=] {
     hbm_copy_kernel<<<blocks, kCopyThreads>>>(source_pointer, target_pointer,
                                               kCopyBytes / sizeof(uint4));
-    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
+    return kernels::cuda_status(cudaGetLastError(), "launching the kernel");
   };
   probe.buffers.push_back(std::move(*source));
   probe.buffers.push_back(std::move(*target));

@@ -17,7 +17,6 @@
 namespace fa4::bench::ceiling_detail {
 namespace {
 
-constexpr std::string_view kName = "gemm_bf16";
 constexpr int kSize = 8192;  // M = N = K: large enough that tails and launch cost vanish
 constexpr std::size_t kOperandBytes = std::size_t(kSize) * kSize * 2;
 constexpr std::uint32_t kSeed = 12345;
@@ -40,8 +39,7 @@ std::vector<std::uint16_t> random_bf16(std::size_t count, std::uint32_t seed) {
 
 Status cublas_check(cublasStatus_t status, std::string_view what) {
   if (status == CUBLAS_STATUS_SUCCESS) return Ok{};
-  return Error{std::string(kName) + ": " + std::string(what) + ": " +
-               cublasGetStatusString(status)};
+  return Error{std::string(what) + ": " + cublasGetStatusString(status)};
 }
 
 }  // namespace
@@ -50,12 +48,12 @@ Result<Probe> make_gemm_probe(const DeviceInfo&) {
   Probe probe;
   for (int i = 0; i < 3; ++i) {
     Result<DeviceBuffer> buffer = DeviceBuffer::allocate(kOperandBytes);
-    if (!buffer) return Error{std::string(kName) + ": " + buffer.error().message};
+    if (!buffer) return buffer.error();
     if (i < 2) {  // A and B; C is written by the product
       const std::vector<std::uint16_t> values = random_bf16(kOperandBytes / 2, kSeed + i);
-      if (Status s = cuda_check(cudaMemcpy(buffer->get(), values.data(), kOperandBytes,
-                                           cudaMemcpyHostToDevice),
-                                kName, "filling an operand");
+      if (Status s = kernels::cuda_status(
+              cudaMemcpy(buffer->get(), values.data(), kOperandBytes, cudaMemcpyHostToDevice),
+              "filling an operand");
           !s)
         return s.error();
     }

@@ -6,15 +6,14 @@
 #include <chrono>
 #include <string>
 
+#include "kernels/cuda_status.hpp"
+
 namespace fa4::bench {
 namespace {
 
-constexpr std::size_t kMinFlushBytes = std::size_t{256} << 20;
+using kernels::cuda_status;
 
-Status cuda_check(cudaError_t status, const std::string& what) {
-  if (status == cudaSuccess) return Ok{};
-  return Error{what + ": " + cudaGetErrorString(status)};
-}
+constexpr std::size_t kMinFlushBytes = std::size_t{256} << 20;
 
 // Two events, destroyed with the object.
 struct Events {
@@ -28,6 +27,7 @@ struct Events {
 }  // namespace
 
 Result<Timer> Timer::create(std::size_t l2_bytes, TimingOptions options) {
+  if (!options.flush_l2) return Timer(DeviceBuffer{}, options);
   Result<DeviceBuffer> flush = DeviceBuffer::allocate(std::max(kMinFlushBytes, 2 * l2_bytes));
   if (!flush) return flush.error();
   return Timer(std::move(flush).value(), options);
@@ -36,24 +36,25 @@ Result<Timer> Timer::create(std::size_t l2_bytes, TimingOptions options) {
 Result<TimingStats> Timer::time(const std::function<Status()>& work) const {
   for (int i = 0; i < options_.warmup; ++i)
     if (Status s = work(); !s) return s.error();
-  if (Status s = cuda_check(cudaDeviceSynchronize(), "running the warm-up"); !s) return s.error();
+  if (Status s = cuda_status(cudaDeviceSynchronize(), "running the warm-up"); !s) return s.error();
   Events events;
-  if (Status s = cuda_check(cudaEventCreate(&events.start), "creating an event"); !s)
+  if (Status s = cuda_status(cudaEventCreate(&events.start), "creating an event"); !s)
     return s.error();
-  if (Status s = cuda_check(cudaEventCreate(&events.stop), "creating an event"); !s)
+  if (Status s = cuda_status(cudaEventCreate(&events.stop), "creating an event"); !s)
     return s.error();
   const auto began = std::chrono::steady_clock::now();
   std::vector<double> samples;
   for (int i = 0; i < options_.max_samples; ++i) {
-    Status status =
-        cuda_check(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.size()), "flushing L2");
-    if (status) status = cuda_check(cudaEventRecord(events.start), "recording an event");
+    Status status = Ok{};
+    if (options_.flush_l2)
+      status = cuda_status(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.size()), "flushing L2");
+    if (status) status = cuda_status(cudaEventRecord(events.start), "recording an event");
     if (status) status = work();
-    if (status) status = cuda_check(cudaEventRecord(events.stop), "recording an event");
-    if (status) status = cuda_check(cudaEventSynchronize(events.stop), "running the timed work");
+    if (status) status = cuda_status(cudaEventRecord(events.stop), "recording an event");
+    if (status) status = cuda_status(cudaEventSynchronize(events.stop), "running the timed work");
     float ms = 0.0f;
     if (status)
-      status = cuda_check(cudaEventElapsedTime(&ms, events.start, events.stop), "reading events");
+      status = cuda_status(cudaEventElapsedTime(&ms, events.start, events.stop), "reading events");
     if (!status) return status.error();
     samples.push_back(double(ms) * 1e-3);
     if (int(samples.size()) < options_.min_samples) continue;

@@ -146,27 +146,26 @@ __global__ void __launch_bounds__(kThreads, 1) wgmma_peak_kernel(float* sink, in
 }  // namespace
 
 Result<Probe> make_wgmma_probe(const DeviceInfo& device) {
-  constexpr std::string_view kName = "wgmma_bf16";
   if (device.major != 9 || device.minor != 0)
-    return Error{std::string(kName) +
-                 ": wgmma needs compute capability 9.0 (built for sm_90a); "
-                 "this device is " +
-                 std::to_string(device.major) + "." + std::to_string(device.minor)};
-  if (Status s = cuda_check(
+    return Error{
+        "wgmma needs compute capability 9.0 (built for sm_90a); "
+        "this device is " +
+        std::to_string(device.major) + "." + std::to_string(device.minor)};
+  if (Status s = kernels::cuda_status(
           cudaFuncSetAttribute(wgmma_peak_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                kSharedBytes),
-          kName, "raising the dynamic shared-memory limit");
+          "raising the dynamic shared-memory limit");
       !s)
     return s.error();
   const int blocks = device.multiprocessors;
   Result<DeviceBuffer> sink =
       DeviceBuffer::allocate(std::size_t(blocks) * kThreads * sizeof(float));
-  if (!sink) return Error{std::string(kName) + ": " + sink.error().message};
+  if (!sink) return sink.error();
   Probe probe;
   auto* sink_pointer = static_cast<float*>(sink->get());
   probe.launch = [=] {
     wgmma_peak_kernel<<<blocks, kThreads, kSharedBytes>>>(sink_pointer, kIterations);
-    return cuda_check(cudaGetLastError(), kName, "launching the kernel");
+    return kernels::cuda_status(cudaGetLastError(), "launching the kernel");
   };
   probe.buffers.push_back(std::move(*sink));
   probe.work = double(blocks) * kWarpgroups * kIterations * kKSteps * kFlopsPerWgmma;

@@ -73,7 +73,7 @@ class ModelReader {
     if (Status s = check_root_keys(root); !s) return s.error();
     if (Status s = check_per_sm(root); !s) return s.error();
     if (Status s = read_string(root, "/name", spec.name); !s) return s.error();
-    if (Status s = read_string(root, "/architecture", spec.architecture); !s) return s.error();
+    if (Status s = read_architecture(root, spec.architecture); !s) return s.error();
     if (Status s = read_device_names(root, spec.device_names); !s) return s.error();
     for (const Figure& figure : figures()) {
       if (Status s = read_figure(root, figure, spec); !s) return s.error();
@@ -117,6 +117,20 @@ class ModelReader {
     if (!node.is_string() || node.get_ref<const std::string&>().empty())
       return error(pointer, "expected a non-empty string");
     out = node.get<std::string>();
+    return Ok{};
+  }
+
+  Status read_architecture(const json& root, Architecture& out) const {
+    std::string text;
+    if (Status s = read_string(root, "/architecture", text); !s) return s;
+    const std::optional<Architecture> architecture = parse_architecture(text);
+    if (!architecture) {
+      std::vector<std::string_view> known;
+      for (Architecture a : kAllArchitectures) known.push_back(to_string(a));
+      return error("/architecture", fmt::format("unknown architecture '{}'; expected one of {}",
+                                                text, fmt::join(known, ", ")));
+    }
+    out = *architecture;
     return Ok{};
   }
 

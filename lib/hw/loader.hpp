@@ -1,7 +1,8 @@
 // Hardware models from models/*.json: loading, with errors that name the file, the JSON pointer
 // and what was expected, and finding a model by id or by the name CUDA reports for a device.
 //
-// A model file holds "name", "architecture", "device_names" and one object per figure (the
+// A model file holds "name", "architecture" (one of spec.hpp's Architecture names: ampere, hopper,
+// blackwell, blackwell-ultra), "device_names" and one object per figure (the
 // figures.hpp table), each {"value": <number>, "source": "<citation>"}; per-SM figures sit
 // under "per_sm". The id is the file stem: models/b200.json is "b200".
 #pragma once

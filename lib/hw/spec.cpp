@@ -2,6 +2,26 @@
 
 namespace fa4::hw {
 
+std::string_view to_string(Architecture architecture) {
+  switch (architecture) {
+    case Architecture::ampere:
+      return "ampere";
+    case Architecture::hopper:
+      return "hopper";
+    case Architecture::blackwell:
+      return "blackwell";
+    case Architecture::blackwell_ultra:
+      return "blackwell-ultra";
+  }
+  return "?";
+}
+
+std::optional<Architecture> parse_architecture(std::string_view text) {
+  for (Architecture architecture : kAllArchitectures)
+    if (to_string(architecture) == text) return architecture;
+  return std::nullopt;
+}
+
 double Spec::mma_flop_per_clk(Dtype dtype) const {
   switch (dtype) {
     case Dtype::bf16:

@@ -3,31 +3,42 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/shape.hpp"
 
 namespace fa4::hw {
 
+// The GPU family a model file names in "architecture": what decides which instructions the
+// algorithms have (wgmma on Hopper, tcgen05 and tensor memory on Blackwell).
+enum class Architecture { ampere, hopper, blackwell, blackwell_ultra };
+inline constexpr Architecture kAllArchitectures[] = {Architecture::ampere, Architecture::hopper,
+                                                     Architecture::blackwell,
+                                                     Architecture::blackwell_ultra};
+std::string_view to_string(Architecture architecture);  // as written in the model files
+std::optional<Architecture> parse_architecture(std::string_view text);
+
 // Per streaming multiprocessor, per clock.
 struct PerSm {
   double mma_flop_per_clk_bf16 = 0;  // dense tensor-core FLOP/clk (one FMA = 2 FLOPs)
   double mma_flop_per_clk_fp16 = 0;
   double mma_flop_per_clk_fp8 = 0;
-  double mufu_ex2_per_clk = 0;        // hardware exp2 results per clock
-  double fma_lanes_per_clk = 0;       // FP32 FMA lanes (one FMA instruction-lane per clock)
-  double smem_bytes_per_clk = 0;      // shared-memory read bandwidth
-  double smem_capacity_bytes = 0;     // usable shared memory per SM
-  double tmem_bytes = 0;              // tensor memory (0 before Blackwell)
-  double registers = 0;               // 32-bit registers per SM
+  double mufu_ex2_per_clk = 0;     // hardware exp2 results per clock
+  double fma_lanes_per_clk = 0;    // FP32 FMA lanes (one FMA instruction-lane per clock)
+  double smem_bytes_per_clk = 0;   // shared-memory read bandwidth
+  double smem_capacity_bytes = 0;  // usable shared memory per SM
+  double tmem_bytes = 0;           // tensor memory (0 before Blackwell)
+  double registers = 0;            // 32-bit registers per SM
   double max_registers_per_thread = 0;
 };
 
 struct Spec {
-  std::string id;            // file stem, e.g. "b200"; what --gpu takes
-  std::string name;          // display name, e.g. "NVIDIA B200 (SXM)"
-  std::string architecture;  // "ampere", "hopper", "blackwell", "blackwell-ultra"
+  std::string id;    // file stem, e.g. "b200"; what --gpu takes
+  std::string name;  // display name, e.g. "NVIDIA B200 (SXM)"
+  Architecture architecture = Architecture::ampere;
   int compute_capability = 0;  // 80, 90, 100, 103
   int sms = 0;
   double boost_clock_mhz = 0;  // maximum boost clock

@@ -22,7 +22,7 @@ nlohmann::ordered_json number(double value) {
 void to_json(nlohmann::ordered_json& json, const Spec& spec) {
   json = {{"id", spec.id},
           {"name", spec.name},
-          {"architecture", spec.architecture},
+          {"architecture", to_string(spec.architecture)},
           {"device_names", spec.device_names}};
   for (const Figure& figure : figures()) {
     const nlohmann::ordered_json::json_pointer at{std::string(figure.pointer)};

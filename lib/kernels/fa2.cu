@@ -41,14 +41,13 @@
 #include "kernels/cuda_status.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/sm80_primitives.cuh"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::kernels {
 namespace {
 
 using namespace sm80;
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
 constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 constexpr int kSwizzleRows = 8;  // rows whose chunks are permuted against each other
 constexpr int kMaxSharedBytesPerBlock = 227 * 1024;  // sm80/sm90 opt-in limit
@@ -432,23 +431,12 @@ Status launch(const AttnShape& shape, const AttnBuffers& buffers, Stream stream)
 }
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps&) {
-  constexpr std::int64_t kMaxGridDimension = 65535;           // grid y (heads) and z (batch)
-  constexpr std::int64_t kMaxSeqlen = std::int64_t{1} << 30;  // int row indices with headroom
-  if (shape.dtype != Dtype::bf16 && shape.dtype != Dtype::fp16)
-    return "fa2 computes bf16 and fp16 only, not " + std::string(to_string(shape.dtype));
-  if (shape.headdim != shape.headdim_v)
-    return "fa2 needs headdim == headdim_v (got " + std::to_string(shape.headdim) + " and " +
-           std::to_string(shape.headdim_v) + ")";
-  if (shape.headdim != 64 && shape.headdim != 128 && shape.headdim != 256)
-    return "fa2 has tiles for head dims 64, 128 and 256, not " + std::to_string(shape.headdim);
+  constexpr std::int64_t kMaxGridDimension = 65535;  // grid y (heads) and z (batch)
+  if (auto reason = unsupported_tiled_shape("fa2", shape)) return reason;
   if (shape.heads_q > kMaxGridDimension || shape.batch > kMaxGridDimension)
     return "fa2 launches one block row per head and batch: at most 65535 of each";
-  if (shape.seqlen_q > kMaxSeqlen || shape.seqlen_k > kMaxSeqlen)
-    return "fa2 indexes rows with 32-bit integers: seqlen at most 2^30";
   return std::nullopt;
 }
-
-std::size_t no_workspace(const AttnShape&) { return 0; }
 
 }  // namespace
 

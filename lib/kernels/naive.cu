@@ -32,12 +32,11 @@
 
 #include "kernels/cuda_status.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::kernels {
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
 constexpr int kSoftmaxThreads = 256;
 constexpr int kWarpSize = 32;
 constexpr int kSoftmaxWarps = kSoftmaxThreads / kWarpSize;
@@ -130,8 +129,7 @@ std::string gib(double bytes) {
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {
   constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
-  if (shape.dtype != Dtype::bf16 && shape.dtype != Dtype::fp16)
-    return "naive computes bf16 and fp16 only, not " + std::string(to_string(shape.dtype));
+  if (auto reason = unsupported_dtype("naive", shape)) return reason;
   const std::int64_t group_rows = shape.heads_q / shape.heads_kv * shape.seqlen_q;
   if (group_rows > kMaxInt || shape.seqlen_k > kMaxInt ||
       shape.batch * shape.heads_q * shape.seqlen_q > kMaxInt)

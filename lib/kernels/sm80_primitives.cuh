@@ -68,24 +68,4 @@ __device__ __forceinline__ void mma_m16n8k16(float (&c)[4], const std::uint32_t 
   }
 }
 
-// Two floats rounded to nearest into one register of two 16-bit values, `low` at the lower
-// address (the lower column of a fragment pair).
-template <typename Element>
-__device__ __forceinline__ std::uint32_t pack_pair(float low, float high) {
-  if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
-    const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);
-    return *reinterpret_cast<const std::uint32_t*>(&pair);
-  } else {
-    const __half2 pair = __floats2half2_rn(low, high);
-    return *reinterpret_cast<const std::uint32_t*>(&pair);
-  }
-}
-
-// MUFU ex2: 2^x with about 2 ulp of error; ex2(-inf) = +0.
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
 }  // namespace fa4::kernels::sm80

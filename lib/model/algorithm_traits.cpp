@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/fa3_tiles.hpp"
 #include "model/factors.hpp"
 
 namespace fa4::model {
@@ -23,14 +24,15 @@ Tile preferred_tile(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm
   switch (algorithm) {
     case Algorithm::naive: return {128, 128};
     case Algorithm::fa2: return d <= 64 ? Tile{128, 128} : Tile{128, 64};
-    case Algorithm::fa3:
-      // This project's fa3 (lib/kernels/fa3/launch.cuh, key_blocks_for): 128 query rows (two
-      // consumer warpgroups of 64); 128 keys, 192 at hd64 from seqlen_k 4096; 80 keys at hd256,
-      // 48 up to seqlen_k 512. (FA3's own: 192 x 128 at hd64, 176 keys at hd128 non-causal.)
-      if (d <= 64) return {128, s.seqlen_k >= 4096 ? 192 : 128};
-      if (d <= 128) return {128, 128};
-      if (d <= 192) return {128, 112};
-      return {128, s.seqlen_k <= 512 ? 48 : 80};
+    case Algorithm::fa3: {
+      // This project's fa3, its tile choice itself (core/fa3_tiles.hpp), at the kernel head dim
+      // that holds d (64, 128, 256); the kernel has no hd192 tile: 112 keys sit between hd128's
+      // and hd256's. (FA3's own: 192 x 128 at hd64, 176 keys at hd128 non-causal.)
+      if (d > 128 && d <= 192) return {fa3_tiles::kBlockM, 112};
+      const int kernel_d = d <= 64 ? 64 : d <= 128 ? 128 : 256;
+      return {fa3_tiles::kBlockM, fa3_tiles::key_block_width(
+                                      kernel_d, fa3_tiles::key_blocks_for(kernel_d, s.seqlen_k))};
+    }
     case Algorithm::fa4:
       if (is_blackwell(gpu)) return d <= 128 ? Tile{256, 128} : Tile{128, 128};
       return preferred_tile(gpu, s, Algorithm::fa3, pass);  // FA4's softmax on FA3's pipeline
@@ -40,8 +42,16 @@ Tile preferred_tile(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm
 
 }  // namespace
 
-bool is_blackwell(const hw::Spec& gpu) { return gpu.per_sm.tmem_bytes > 0; }
-bool is_hopper(const hw::Spec& gpu) { return gpu.compute_capability == 90; }
+bool is_blackwell(const hw::Spec& gpu) {
+  return gpu.architecture == hw::Architecture::blackwell ||
+         gpu.architecture == hw::Architecture::blackwell_ultra;
+}
+bool is_hopper(const hw::Spec& gpu) { return gpu.architecture == hw::Architecture::hopper; }
+bool mma_sync_below_peak(const hw::Spec& gpu) { return is_hopper(gpu) || is_blackwell(gpu); }
+
+double mma_sync_share(const hw::Spec& gpu) {
+  return gpu.mma_sync_share > 0 ? gpu.mma_sync_share : factors::kMmaSyncShareHopper;
+}
 
 std::optional<std::string> unsupported_reason(const hw::Spec& gpu, Algorithm algorithm) {
   if (algorithm == Algorithm::fa3 && !is_hopper(gpu))

@@ -10,8 +10,14 @@
 
 namespace fa4::model {
 
+// The GPU family, from the model file's "architecture".
 bool is_blackwell(const hw::Spec& gpu);  // tcgen05 + tensor memory
 bool is_hopper(const hw::Spec& gpu);     // wgmma, no tensor memory
+// Whether mma.sync (FA2's instruction) runs below the tensor-core peak, which newer instructions
+// reach: wgmma on Hopper, tcgen05 on Blackwell (assumed alike). On Ampere it is the peak.
+bool mma_sync_below_peak(const hw::Spec& gpu);
+// mma.sync's rate as a share of the peak there: measured on this GPU, or the published default.
+double mma_sync_share(const hw::Spec& gpu);
 
 // Why the algorithm cannot run on this GPU, or nothing.
 std::optional<std::string> unsupported_reason(const hw::Spec& gpu, Algorithm algorithm);

@@ -1,7 +1,46 @@
 #include "model/factors.hpp"
 
+#include <iterator>
+#include <string>
+
 namespace fa4::model::factors {
 namespace {
+
+constexpr std::string_view kOurFa3Sweep = "our fa3 on H200, fa3-paper sweep (36 shapes)";
+constexpr std::string_view kOurNaiveSweep = "our naive kernel on H200, fa3-paper sweep (36 shapes)";
+constexpr std::string_view kOverlapMeaning =
+    "share of the smaller of the tensor and softmax streams hidden behind the larger";
+
+// In the order of the Reported enum.
+constexpr ReportedText kReported[] = {
+    {"gemm_efficiency", "sustained share of the tensor-core peak (large cuBLAS GEMM / datasheet)",
+     ""},
+    {"copy_efficiency", "sustained share of HBM bandwidth (device copy / datasheet)", ""},
+    {"launch_overhead_s", "launch to kernel start, per launch (assumption)", ""},
+    {"naive_streaming_share", "share of copy bandwidth the naive launches reach", kOurNaiveSweep},
+    {"naive_row_latency_s", "time a softmax row block holds its slot beyond its bytes",
+     kOurNaiveSweep},
+    {"softmax_change_exposure",
+     "share of the change in fa3's softmax issue stream that is exposed on Hopper",
+     "our fa4 grid on H200, hd 64/128 s8192, 50% emulated"},
+    {"pingpong_hidden_share",
+     "softmax cycles one warpgroup hides behind the other's GEMMs, per cycle of the longer stream "
+     "(Hopper ping-pong)",
+     kOurFa3Sweep},
+    {"overlap", kOverlapMeaning, "our fa2 on H200, seqlen 8k, hd 64/128/256"},
+    {"overlap", kOverlapMeaning, ""},
+    {"mma_sync_share", "mma.sync rate as a share of wgmma's, measured on this GPU", ""},
+    {"mma_sync_share", "mma.sync rate as a share of wgmma's (FA3 paper §2)", ""},
+    {"rescale_share", "tiles that still rescale O under conditional rescaling (FA4 §3.1.4)", ""},
+    {"tile_overhead_cycles",
+     "cycles per work tile of a Hopper persistent kernel (Q load, pipeline fill and drain, "
+     "epilogue) up to hd128, times (d / 128)^2 above",
+     kOurFa3Sweep},
+};
+static_assert(std::size(kReported) == std::size_t(Reported::tile_overhead_cycles) + 1,
+              "one text per Reported factor");
+
+constexpr std::string_view name_of(Reported factor) { return kReported[int(factor)].name; }
 
 const Constant kConstants[] = {
     {"kSoftmaxFmaOpsPerElement", kSoftmaxFmaOpsPerElement, "counted", "",
@@ -19,62 +58,75 @@ const Constant kConstants[] = {
     {"kBackwardFmaOpsPerElement", kBackwardFmaOpsPerElement, "counted", "",
      "FP32-pipe instructions per score in the backward pass: recompute P, dS = P·(dP - D), bf16 "
      "packs"},
-    {"kMmaSyncShareHopper", kMmaSyncShareHopper, "published", "mma_sync_share",
+    {"kMmaSyncShareHopper", kMmaSyncShareHopper, "published",
+     name_of(Reported::mma_sync_share_published),
      "mma.sync's rate as a share of wgmma's on Hopper (FA3 paper §2); Blackwell assumed alike"},
-    {"kConditionalRescaleShare", kConditionalRescaleShare, "published", "rescale_share",
+    {"kConditionalRescaleShare", kConditionalRescaleShare, "published",
+     name_of(Reported::rescale_share),
      "tiles that still rescale O under conditional rescaling with threshold log2(256) (FA4 "
      "§3.1.4)"},
     {"kFa4DefaultExpEmulation", kFa4DefaultExpEmulation, "published",
      "exp_emulation (a prediction field)",
      "exponentials FA4 emulates on the FP32 pipe by default (FA4 repo tuning); none where MUFU "
      "doubled"},
-    {"kOverlapFa2Forward", kOverlapFa2Forward, "fitted", "overlap",
+    {"kOverlapFa2Forward", kOverlapFa2Forward, "fitted", name_of(Reported::overlap_fa2_forward),
      "FA2 runs MMA, then softmax, in the same warp, but the SM's 8 warps interleave one's "
      "softmax with another's mma.sync; fitted to our fa2 on the lab's H200 at seqlen 8k, hd "
      "64/128/256 (335/353/329 TFLOP/s); PyTorch's flash backend then within 4%"},
     {"kFa2ExposedSmemShare", kFa2ExposedSmemShare, "fitted", "",
-     "share of FA2's forward ldmatrix time left exposed beside its MMA and exp; fitted to PyTorch's "
-     "flash forward on the lab's H200 at seqlen 8k, hd 64/128/256"},
-    {"kHopperPingPongHiddenShare", kHopperPingPongHiddenShare, "fitted", "pingpong_hidden_share",
+     "share of FA2's forward ldmatrix time left exposed beside its MMA and exp; fitted to "
+     "PyTorch's flash forward on the lab's H200 at seqlen 8k, hd 64/128/256"},
+    {"kHopperPingPongHiddenShare", kHopperPingPongHiddenShare, "fitted",
+     name_of(Reported::pingpong_hidden_share),
      "softmax cycles FA3's ping-pong hides per cycle of the tensor stream, the rest exposed; "
      "fitted with the tile overhead to our fa3 on the lab's H200 (fa3-paper sweep, 36 shapes, "
      "all within 9.3%); FA3's H100 661 TFLOP/s held out"},
-    {"kOverlapFa4Forward", kOverlapFa4Forward, "by design", "overlap",
+    {"kOverlapFa4Forward", kOverlapFa4Forward, "by design", name_of(Reported::overlap),
      "tcgen05 MMA is asynchronous; softmax and correction warpgroups run beside it; validated "
      "on FA4's B200 hd128 figure"},
-    {"kOverlapFa2Backward", kOverlapFa2Backward, "by design", "overlap",
+    {"kOverlapFa2Backward", kOverlapFa2Backward, "by design", name_of(Reported::overlap),
      "FA2's backward keeps five GEMMs and the elementwise work in the same warps"},
     {"kFa2BackwardSmemRereads", kFa2BackwardSmemRereads, "fitted", "",
      "times FA2's backward warps read each shared operand byte; fitted to PyTorch's flash "
      "backward on the lab's H200 at hd128"},
-    {"kNaiveStreamingShare", kNaiveStreamingShare, "fitted", "naive_streaming_share",
+    {"kNaiveStreamingShare", kNaiveStreamingShare, "fitted",
+     name_of(Reported::naive_streaming_share),
      "share of the measured copy bandwidth the naive algorithm's GEMMs and row softmax reach; "
      "fitted with the row latency to our naive kernel on the lab's H200 (fa3-paper sweep, 36 "
      "shapes, largest error 10.5%)"},
-    {"kNaiveRowLatencySeconds", kNaiveRowLatencySeconds, "fitted", "naive_row_latency_s",
+    {"kNaiveRowLatencySeconds", kNaiveRowLatencySeconds, "fitted",
+     name_of(Reported::naive_row_latency_s),
      "time one row block of the naive softmax holds its slot beyond its bytes (two dependent "
      "passes, two block reductions); fitted with the streaming share"},
     {"kNaiveRowsInFlightPerSm", kNaiveRowsInFlightPerSm, "counted", "",
      "row blocks resident per SM: 2048 threads / 256-thread blocks"},
     {"kHopperPersistentTileOverheadCycles", kHopperPersistentTileOverheadCycles, "fitted",
-     "tile_overhead_cycles",
+     name_of(Reported::tile_overhead_cycles),
      "cycles per 128-row work tile of a Hopper persistent kernel (Q load, pipeline fill and "
      "drain, epilogue) up to hd128, times (d / 128)^2 above; fitted with the ping-pong share to "
      "our fa3 on the lab's H200 (fa3-paper sweep)"},
     {"kHopperSoftmaxChangeExposure", kHopperSoftmaxChangeExposure, "fitted",
-     "softmax_change_exposure",
+     name_of(Reported::softmax_change_exposure),
      "share of the change in fa3's softmax issue stream (software exp2, skipped rescales) that "
      "is exposed when FA4's softmax runs on FA3's Hopper pipeline; fitted to our fa4 grid on the "
      "lab's H200 (50% emulated, s8192)"},
     {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
      "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
      "CTA after the fluid bound (list scheduling)"},
-    {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption", "launch_overhead_s",
+    {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
+     name_of(Reported::launch_overhead_s),
      "host launch to kernel start, per launch; the harness measures it"},
 };
 
 }  // namespace
 
 std::span<const Constant> constants() { return kConstants; }
+
+const ReportedText& text_of(Reported factor) { return kReported[int(factor)]; }
+
+Factor reported(Reported factor, double value) {
+  const ReportedText& text = text_of(factor);
+  return {std::string(text.name), value, std::string(text.meaning), std::string(text.fitted_to)};
+}
 
 }  // namespace fa4::model::factors

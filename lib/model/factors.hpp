@@ -6,6 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "model/model.hpp"
+
 namespace fa4::model::factors {
 
 // --- Instruction counts (derived by counting, not fitted) -----------------------------------
@@ -132,6 +134,37 @@ inline constexpr double kListScheduleTailShare = 0.5;
 // Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
 // on an idle stream, a few microseconds); the harness measures it.
 inline constexpr double kLaunchOverheadSeconds = 4e-6;
+
+// --- The factors a prediction reports (Prediction::factors) --------------------------------
+// Each one's name, meaning and what it was fitted to are written once, in factors.cpp; predict()
+// adds the value it used. The GPU's measured shares take their source from the model file.
+
+enum class Reported {
+  gemm_efficiency,           // the model file's measured GEMM share of the peak
+  copy_efficiency,           // the model file's measured copy share of HBM bandwidth
+  launch_overhead_s,         // kLaunchOverheadSeconds
+  naive_streaming_share,     // kNaiveStreamingShare
+  naive_row_latency_s,       // kNaiveRowLatencySeconds
+  softmax_change_exposure,   // kHopperSoftmaxChangeExposure
+  pingpong_hidden_share,     // kHopperPingPongHiddenShare
+  overlap_fa2_forward,       // kOverlapFa2Forward (fitted)
+  overlap,                   // kOverlapFa2Backward, kOverlapFa4Forward (by design)
+  mma_sync_share_measured,   // hw::Spec::mma_sync_share
+  mma_sync_share_published,  // kMmaSyncShareHopper
+  rescale_share,             // kConditionalRescaleShare
+  tile_overhead_cycles,      // kHopperPersistentTileOverheadCycles
+};
+
+struct ReportedText {
+  std::string_view name;
+  std::string_view meaning;
+  std::string_view fitted_to;  // "" when derived, not fitted (or, for the GPU's measured shares,
+                               // the model file's source)
+};
+const ReportedText& text_of(Reported factor);
+
+// The factor's record with the value a prediction used.
+Factor reported(Reported factor, double value);
 
 // --- The same constants as a table, for the report and anyone listing them ----------------
 

@@ -1,12 +1,14 @@
 // Whole-kernel time from the tiles: how many tiles each CTA runs for the shape (causal masking
 // bottom-right aligned, GQA, seqlen_q != seqlen_k), how the CTAs fill the SMs (waves, tails),
-// the prologue and epilogue of each CTA, HBM traffic, and launch overhead.
+// the prologue and epilogue of each CTA, HBM traffic, and launch overhead. predict() checks the
+// shape, the options and the tile, then hands over to one function per algorithm family; the
+// factors it reports are described in factors.cpp.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <tuple>
+#include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "model/algorithm_traits.hpp"
 #include "model/factors.hpp"
@@ -53,10 +55,10 @@ struct Schedule {
 // Places the CTAs of one (batch, head) pattern, repeated batch*heads times, on the SMs.
 // Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
 // CTA for a plain launch (list scheduling) or nothing for a persistent longest-first scheduler.
-Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass,
-                  Tile t, double tile_cycles, double cta_overhead_cycles) {
-  const double blocks_per_head = pass == Pass::fwd ? ceil_div(double(s.seqlen_q), t.m)
-                                                   : ceil_div(double(s.seqlen_k), t.n);
+Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass, Tile t,
+                  double tile_cycles, double cta_overhead_cycles) {
+  const double blocks_per_head =
+      pass == Pass::fwd ? ceil_div(double(s.seqlen_q), t.m) : ceil_div(double(s.seqlen_k), t.n);
   const double repeats = double(s.batch) * double(s.heads_q);
   const int per_sm = ctas_per_sm(s, algorithm);
   const double slots = double(gpu.sms) * per_sm;
@@ -82,7 +84,8 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
     return out;
   }
   const double total = (out.tiles * tile_cycles + out.ctas * cta_overhead_cycles) * per_sm;
-  const double tail = is_persistent(algorithm) ? 0 : factors::kListScheduleTailShare * total / out.ctas;
+  const double tail =
+      is_persistent(algorithm) ? 0 : factors::kListScheduleTailShare * total / out.ctas;
   out.makespan_cycles = std::max(total / slots, cta_cycles) + tail;
   return out;
 }
@@ -95,26 +98,30 @@ double phase_seconds(const hw::Spec& gpu, double flops, double bytes) {
   return std::max(compute, memory) + factors::kLaunchOverheadSeconds;
 }
 
-void add_common_factors(const hw::Spec& gpu, Prediction& p) {
-  p.factors.push_back({"gemm_efficiency", gpu.gemm_efficiency,
-                       "sustained share of the tensor-core peak (large cuBLAS GEMM / datasheet)",
-                       gpu.sources.count("/gemm_efficiency") ? gpu.sources.at("/gemm_efficiency")
-                                                             : ""});
-  p.factors.push_back({"copy_efficiency", gpu.copy_efficiency,
-                       "sustained share of HBM bandwidth (device copy / datasheet)",
-                       gpu.sources.count("/copy_efficiency") ? gpu.sources.at("/copy_efficiency")
-                                                             : ""});
-  p.factors.push_back({"launch_overhead_s", factors::kLaunchOverheadSeconds,
-                       "launch to kernel start, per launch (assumption)", ""});
+// A share of a datasheet figure measured on this GPU, with the model file's source.
+Factor measured_share(const hw::Spec& gpu, factors::Reported factor, double value,
+                      const std::string& pointer) {
+  Factor f = factors::reported(factor, value);
+  f.fitted_to = gpu.sources.count(pointer) ? gpu.sources.at(pointer) : "";
+  return f;
 }
 
+// The factors every prediction reports: the GPU's measured shares and the launch overhead.
+void add_common_factors(const hw::Spec& gpu, Prediction& p) {
+  p.factors.push_back(measured_share(gpu, factors::Reported::gemm_efficiency, gpu.gemm_efficiency,
+                                     "/gemm_efficiency"));
+  p.factors.push_back(measured_share(gpu, factors::Reported::copy_efficiency, gpu.copy_efficiency,
+                                     "/copy_efficiency"));
+  p.factors.push_back(
+      factors::reported(factors::Reported::launch_overhead_s, factors::kLaunchOverheadSeconds));
+}
+
+// The naive algorithm: three streaming launches, S and P in HBM.
 Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
-  p.factors.push_back({"naive_streaming_share", factors::kNaiveStreamingShare,
-                       "share of copy bandwidth the naive launches reach",
-                       "our naive kernel on H200, fa3-paper sweep (36 shapes)"});
-  p.factors.push_back({"naive_row_latency_s", factors::kNaiveRowLatencySeconds,
-                       "time a softmax row block holds its slot beyond its bytes",
-                       "our naive kernel on H200, fa3-paper sweep (36 shapes)"});
+  p.factors.push_back(
+      factors::reported(factors::Reported::naive_streaming_share, factors::kNaiveStreamingShare));
+  p.factors.push_back(
+      factors::reported(factors::Reported::naive_row_latency_s, factors::kNaiveRowLatencySeconds));
   // S = Q K^T, softmax, O = P V as three launches; S and P (input dtype) live in HBM, and the
   // causal mask saves nothing (the full S is computed, then masked).
   const double e = element_bytes(s.dtype);
@@ -123,26 +130,26 @@ Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Predic
   const double d = double(s.headdim), dv = double(s.headdim_v);
   const double scores = bh * sq * sk * e;
   if (2 * scores > gpu.hbm_capacity_bytes)
-    return Error{fmt::format("naive attention for {} needs {:.1f} GB for S and P in HBM; {} has "
-                             "{:.0f} GB: shorten the sequence or use a fused kernel",
-                             describe(s), 2 * scores / 1e9, gpu.name, gpu.hbm_capacity_bytes / 1e9)};
+    return Error{
+        fmt::format("naive attention for {} needs {:.1f} GB for S and P in HBM; {} has "
+                    "{:.0f} GB: shorten the sequence or use a fused kernel",
+                    describe(s), 2 * scores / 1e9, gpu.name, gpu.hbm_capacity_bytes / 1e9)};
   const double q = bh * sq * d * e, k = bh * sk * d * e, v = bh * sk * dv * e, o = bh * sq * dv * e;
   double seconds = 0;
   if (p.pass == Pass::fwd) {
-    seconds += phase_seconds(gpu, 2 * bh * sq * sk * d, q + k + scores);       // S = Q K^T
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * d, q + k + scores);  // S = Q K^T
     // The row softmax reads each row's unmasked scores (online max and sum), then reads and
     // writes the whole row (P), with one exp2 per unmasked score on MUFU in each pass.
     const double visible = unmasked_pairs(s) / (sq * sk);
     const double exps = 2 * visible * bh * sq * sk;
-    const double mufu_s =
-        exps / (gpu.per_sm.mufu_ex2_per_clk * gpu.sms * gpu.peak_clock_mhz * 1e6);
+    const double mufu_s = exps / (gpu.per_sm.mufu_ex2_per_clk * gpu.sms * gpu.peak_clock_mhz * 1e6);
     // One block per row: each holds one of the SM's row slots for its latency, besides its bytes.
-    const double row_latency_s = bh * sq / (gpu.sms * factors::kNaiveRowsInFlightPerSm) *
-                                 factors::kNaiveRowLatencySeconds;
-    seconds += std::max(mufu_s,
-                        phase_seconds(gpu, 0, (2 + visible) * scores + bh * sq * kLseBytes)) +
-               row_latency_s;
-    seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + v + o);      // O = P V
+    const double row_latency_s =
+        bh * sq / (gpu.sms * factors::kNaiveRowsInFlightPerSm) * factors::kNaiveRowLatencySeconds;
+    seconds +=
+        std::max(mufu_s, phase_seconds(gpu, 0, (2 + visible) * scores + bh * sq * kLseBytes)) +
+        row_latency_s;
+    seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + v + o);  // O = P V
   } else {
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, scores + 2 * o + v);  // dV = P^T dO
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * dv, 2 * o + v + scores);  // dP = dO V^T
@@ -161,9 +168,140 @@ Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Predic
   return p;
 }
 
-}  // namespace
+// One tile's softmax stream and its time beside the tensor stream: the longer stream, plus the
+// part of the shorter one it does not hide (algorithm_traits.hpp, overlap): a share of the
+// shorter stream, or, for Hopper's ping-pong (per_longer_stream), `hidden` cycles per cycle of the
+// longer one. FA2's ldmatrix reads add `exposed_smem` of the SMEM time to the softmax stream.
+struct StreamTimes {
+  double softmax = 0;
+  double tile = 0;
+};
+StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem, double hidden,
+                         bool per_longer_stream) {
+  const double softmax = std::max(t.exp_mufu, t.fma) + exposed_smem * t.smem;
+  const double longer = std::max(tensor, softmax), shorter = std::min(tensor, softmax);
+  const double exposed =
+      per_longer_stream ? std::max(0.0, shorter - hidden * longer) : (1 - hidden) * shorter;
+  return {softmax, longer + exposed};
+}
 
-Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
+// Bytes each CTA moves besides its tiles: Q (or K, V for backward) and the first tile loaded, O
+// (or dK, dV) stored.
+double cta_bytes(const AttnShape& s, const Prediction& p) {
+  const double e = element_bytes(s.dtype);
+  const double rows = p.pass == Pass::fwd ? p.tile.m : p.tile.n;
+  return rows * double(s.headdim + 2 * s.headdim_v) * e +
+         (p.pass == Pass::fwd ? rows * kLseBytes : rows * s.headdim * e);
+}
+
+// The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
+// `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
+void schedule_fused(const hw::Spec& gpu, const AttnShape& s, Prediction& p,
+                    double cta_overhead_cycles) {
+  const bool persistent = is_persistent(p.algorithm);
+  const Schedule plan =
+      schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles, cta_overhead_cycles);
+  p.ctas = plan.ctas;
+  p.tiles = plan.tiles;
+  p.waves = plan.waves;
+  double cycles_total = plan.makespan_cycles;
+  if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
+  const double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
+  // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
+  // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch.
+  double hbm_bytes = attention_min_hbm_bytes(s, p.pass);
+  double launches = 1;
+  if (p.pass == Pass::bwd) {
+    hbm_bytes += 2 * kLseBytes * double(s.batch * s.heads_q * s.seqlen_q * s.headdim);
+    launches = 3;  // dO.O row sums, the main kernel, dQ conversion
+  }
+  const double hbm_s = hbm_bytes / (gpu.hbm_bytes_per_s * gpu.copy_efficiency);
+  if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);
+  p.time_s = std::max(compute_s, hbm_s) + launches * factors::kLaunchOverheadSeconds;
+  // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
+  // the busiest unit at its sustained rate.
+  const TileCycles& c = p.tile_cycles;
+  p.bottleneck = Unit::mma;
+  double busiest = c.mma / gpu.gemm_efficiency;
+  for (auto [unit, busy] : {std::pair{Unit::exp_mufu, c.exp_mufu}, std::pair{Unit::fma, c.fma},
+                            std::pair{Unit::smem, c.smem}})
+    if (busy > busiest) {
+      busiest = busy;
+      p.bottleneck = unit;
+    }
+  if (hbm_s > compute_s) p.bottleneck = Unit::hbm;
+}
+
+// FA2: each warp runs mma.sync and the softmax in turn, reading K and V with ldmatrix; the SM's
+// warps overlap one's softmax with another's MMA. CTAs are plain (not persistent) launches.
+Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
+  const TileCycles& c = p.tile_cycles;
+  const double exposed_smem =
+      p.pass == Pass::fwd ? factors::kFa2ExposedSmemShare : 1.0;  // backward: factor fitted exposed
+  const double hidden = overlap(gpu, Algorithm::fa2, p.pass);
+  p.tensor_stream_cycles = c.mma / gpu.gemm_efficiency;
+  const StreamTimes times = stream_times(c, p.tensor_stream_cycles, exposed_smem, hidden, false);
+  p.softmax_stream_cycles = times.softmax;
+  p.tile_time_cycles = times.tile;
+  p.factors.push_back(factors::reported(
+      p.pass == Pass::fwd ? factors::Reported::overlap_fa2_forward : factors::Reported::overlap,
+      hidden));
+  if (mma_sync_below_peak(gpu))
+    p.factors.push_back(
+        gpu.mma_sync_share > 0
+            ? factors::reported(factors::Reported::mma_sync_share_measured, gpu.mma_sync_share)
+            : factors::reported(factors::Reported::mma_sync_share_published,
+                                factors::kMmaSyncShareHopper));
+  schedule_fused(gpu, s, p,
+                 cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu) / ctas_per_sm(s, Algorithm::fa2));
+  return p;
+}
+
+// FA3 and FA4: persistent kernels whose tensor cores read their operands from shared memory. On
+// Hopper the two consumer warpgroups ping-pong and each work tile pays a fixed cost; FA4's
+// softmax there changes fa3's tile by the exposed part of the change in its issue stream. On
+// Blackwell FA4's softmax runs beside the asynchronous MMA.
+Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, const Options& o,
+                                      Prediction p) {
+  const TileCycles& c = p.tile_cycles;
+  const bool hopper = is_hopper(gpu);
+  const double hidden = overlap(gpu, o.algorithm, o.pass);
+  const bool pingpong = hides_per_longer_stream(gpu, o.algorithm);
+  p.tensor_stream_cycles = std::max(c.mma / gpu.gemm_efficiency, c.smem);
+  StreamTimes times = stream_times(c, p.tensor_stream_cycles, 0.0, hidden, pingpong);
+  if (o.algorithm == Algorithm::fa4 && hopper && o.pass == Pass::fwd) {
+    // FA4's softmax on FA3's Hopper pipeline (factors.hpp, kHopperSoftmaxChangeExposure): the
+    // tile as fa3's softmax makes it, plus the exposed part of the change in the issue stream.
+    Options fa3_softmax = o;
+    fa3_softmax.exp_emulation = 0.0;
+    fa3_softmax.conditional_rescale = false;
+    const auto plain = tile_cycles(gpu, s, fa3_softmax, p.tile);
+    if (!plain) return plain.error();
+    times = stream_times(*plain, p.tensor_stream_cycles, 0.0, hidden, pingpong);
+    times.tile += factors::kHopperSoftmaxChangeExposure * (c.fma - plain->fma);
+    p.factors.push_back(factors::reported(factors::Reported::softmax_change_exposure,
+                                          factors::kHopperSoftmaxChangeExposure));
+  }
+  p.softmax_stream_cycles = times.softmax;
+  p.tile_time_cycles = times.tile;
+  p.factors.push_back(factors::reported(
+      pingpong ? factors::Reported::pingpong_hidden_share : factors::Reported::overlap, hidden));
+  if (p.conditional_rescale)
+    p.factors.push_back(
+        factors::reported(factors::Reported::rescale_share, factors::kConditionalRescaleShare));
+  double overhead = 0;
+  if (hopper) {
+    overhead = factors::kHopperPersistentTileOverheadCycles *
+               std::max(1.0, std::pow(double(s.headdim) / 128, 2));
+    p.factors.push_back(factors::reported(factors::Reported::tile_overhead_cycles,
+                                          factors::kHopperPersistentTileOverheadCycles));
+  }
+  schedule_fused(gpu, s, p, overhead);
+  return p;
+}
+
+// The checks that need no tile: the shape, the GPU, the options.
+Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
   if (auto ok = validate(s); !ok) return ok.error();
   if (auto reason = unsupported_reason(gpu, o.algorithm)) return Error{*reason};
   if (o.exp_emulation && (*o.exp_emulation < 0 || *o.exp_emulation > 1))
@@ -171,27 +309,57 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
                              *o.exp_emulation)};
   if (o.exp_emulation && o.algorithm != Algorithm::fa4)
     return Error{"--exp-emulation is one of FA4's softmax techniques: use it with --kernel fa4"};
+  return Ok{};
+}
+
+// The tile fits in the SM's shared memory and tensor memory.
+Status check_tile_fits(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile tile) {
+  const double smem = smem_footprint_bytes(gpu, s, o.algorithm, o.pass, tile);
+  if (smem > gpu.per_sm.smem_capacity_bytes)
+    return Error{fmt::format(
+        "tile {}x{} needs {:.0f} KiB of shared memory for {}; {} has {:.0f} "
+        "KiB per SM: choose a smaller --tile",
+        tile.m, tile.n, smem / 1024, describe(s), gpu.name, gpu.per_sm.smem_capacity_bytes / 1024)};
+  const double tmem = tmem_footprint_bytes(gpu, s, o.algorithm, o.pass, tile);
+  if (tmem > gpu.per_sm.tmem_bytes + 0.5)
+    return Error{
+        fmt::format("tile {}x{} needs {:.0f} KiB of tensor memory; {} has {:.0f} KiB "
+                    "per SM: choose a smaller --tile",
+                    tile.m, tile.n, tmem / 1024, gpu.name, gpu.per_sm.tmem_bytes / 1024)};
+  return Ok{};
+}
+
+// The algorithm family's own rules: naive's streaming launches, FA2's warps, the persistent
+// Hopper and Blackwell kernels.
+Result<Prediction> predict_family(const hw::Spec& gpu, const AttnShape& s, const Options& o,
+                                  Prediction p) {
+  switch (o.algorithm) {
+    case Algorithm::naive:
+      return predict_naive(gpu, s, std::move(p));
+    case Algorithm::fa2:
+      return predict_fa2(gpu, s, std::move(p));
+    case Algorithm::fa3:
+    case Algorithm::fa4:
+      return predict_persistent(gpu, s, o, std::move(p));
+  }
+  return Error{fmt::format("the model has no rule for algorithm {}", int(o.algorithm))};
+}
+
+}  // namespace
+
+Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
+  if (auto ok = check_options(gpu, s, o); !ok) return ok.error();
+  const Tile tile = o.tile.value_or(default_tile(gpu, s, o));
+  if (auto fits = check_tile_fits(gpu, s, o, tile); !fits) return fits.error();
+  auto cycles = tile_cycles(gpu, s, o, tile);
+  if (!cycles) return cycles.error();
   Prediction p;
   p.shape = s;
   p.gpu = gpu.id;
   p.algorithm = o.algorithm;
   p.pass = o.pass;
   p.two_cta = o.two_cta;
-  p.tile = o.tile.value_or(default_tile(gpu, s, o));
-  const double smem = smem_footprint_bytes(gpu, s, o.algorithm, o.pass, p.tile);
-  if (smem > gpu.per_sm.smem_capacity_bytes)
-    return Error{fmt::format("tile {}x{} needs {:.0f} KiB of shared memory for {}; {} has {:.0f} "
-                             "KiB per SM: choose a smaller --tile",
-                             p.tile.m, p.tile.n, smem / 1024, describe(s), gpu.name,
-                             gpu.per_sm.smem_capacity_bytes / 1024)};
-  const double tmem = tmem_footprint_bytes(gpu, s, o.algorithm, o.pass, p.tile);
-  if (tmem > gpu.per_sm.tmem_bytes + 0.5)
-    return Error{fmt::format("tile {}x{} needs {:.0f} KiB of tensor memory; {} has {:.0f} KiB "
-                             "per SM: choose a smaller --tile",
-                             p.tile.m, p.tile.n, tmem / 1024, gpu.name,
-                             gpu.per_sm.tmem_bytes / 1024)};
-  auto cycles = tile_cycles(gpu, s, o, p.tile);
-  if (!cycles) return cycles.error();
+  p.tile = tile;
   p.tile_cycles = *cycles;
   if (o.algorithm == Algorithm::fa4) {
     p.exp_emulation = o.exp_emulation.value_or(default_exp_emulation(gpu, o.algorithm));
@@ -199,117 +367,11 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
   }
   p.flops = attention_flops(s, o.pass);
   add_common_factors(gpu, p);
-  if (o.algorithm == Algorithm::naive) {
-    auto naive = predict_naive(gpu, s, std::move(p));
-    if (!naive) return naive;
-    p = std::move(naive).value();
-  } else {
-    const TileCycles& c = p.tile_cycles;
-    const bool operands_from_smem = o.algorithm != Algorithm::fa2;  // wgmma/tcgen05 read SMEM
-    const double tensor = std::max(c.mma / gpu.gemm_efficiency, operands_from_smem ? c.smem : 0.0);
-    const double exposed_smem = operands_from_smem ? 0.0
-                                : o.pass == Pass::fwd ? factors::kFa2ExposedSmemShare
-                                                      : 1.0;  // backward: factor fitted exposed
-    // How much of the shorter stream the longer one hides (algorithm_traits.hpp, overlap): a share
-    // of the shorter stream, or, for Hopper's ping-pong, softmax cycles per cycle of the longer one.
-    const double hidden = overlap(gpu, o.algorithm, o.pass);
-    const bool pingpong = hides_per_longer_stream(gpu, o.algorithm);
-    const auto tile_time = [&](const TileCycles& t) {
-      const double softmax = std::max(t.exp_mufu, t.fma) + exposed_smem * t.smem;
-      const double longer = std::max(tensor, softmax), shorter = std::min(tensor, softmax);
-      const double exposed =
-          pingpong ? std::max(0.0, shorter - hidden * longer) : (1 - hidden) * shorter;
-      return std::pair{softmax, longer + exposed};
-    };
-    std::tie(p.softmax_stream_cycles, p.tile_time_cycles) = tile_time(c);
-    p.tensor_stream_cycles = tensor;
-    if (o.algorithm == Algorithm::fa4 && is_hopper(gpu) && o.pass == Pass::fwd) {
-      // FA4's softmax on FA3's Hopper pipeline (factors.hpp, kHopperSoftmaxChangeExposure): the
-      // tile as fa3's softmax makes it, plus the exposed part of the change in the issue stream.
-      Options fa3_softmax = o;
-      fa3_softmax.exp_emulation = 0.0;
-      fa3_softmax.conditional_rescale = false;
-      const auto plain = tile_cycles(gpu, s, fa3_softmax, p.tile);
-      if (!plain) return plain.error();
-      std::tie(p.softmax_stream_cycles, p.tile_time_cycles) = tile_time(*plain);
-      p.tile_time_cycles += factors::kHopperSoftmaxChangeExposure * (c.fma - plain->fma);
-      p.factors.push_back({"softmax_change_exposure", factors::kHopperSoftmaxChangeExposure,
-                           "share of the change in fa3's softmax issue stream that is exposed on "
-                           "Hopper",
-                           "our fa4 grid on H200, hd 64/128 s8192, 50% emulated"});
-    }
-    if (pingpong)
-      p.factors.push_back({"pingpong_hidden_share", hidden,
-                           "softmax cycles one warpgroup hides behind the other's GEMMs, per cycle "
-                           "of the longer stream (Hopper ping-pong)",
-                           "our fa3 on H200, fa3-paper sweep (36 shapes)"});
-    else
-      p.factors.push_back({"overlap", hidden,
-                           "share of the smaller of the tensor and softmax streams hidden behind "
-                           "the larger",
-                           std::string(o.algorithm == Algorithm::fa2 && o.pass == Pass::fwd
-                                           ? "our fa2 on H200, seqlen 8k, hd 64/128/256"
-                                           : "")});
-    if (o.algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
-      p.factors.push_back(
-          gpu.mma_sync_share > 0
-              ? Factor{"mma_sync_share", gpu.mma_sync_share,
-                       "mma.sync rate as a share of wgmma's, measured on this GPU", ""}
-              : Factor{"mma_sync_share", factors::kMmaSyncShareHopper,
-                       "mma.sync rate as a share of wgmma's (FA3 paper §2)", ""});
-    if (p.conditional_rescale)
-      p.factors.push_back({"rescale_share", factors::kConditionalRescaleShare,
-                           "tiles that still rescale O under conditional rescaling (FA4 §3.1.4)",
-                           ""});
-    // Per CTA: load Q (or K, V for backward) and the first tile, store O (or dK, dV).
-    const double e = element_bytes(s.dtype);
-    const double rows = o.pass == Pass::fwd ? p.tile.m : p.tile.n;
-    const double cta_bytes = rows * double(s.headdim + 2 * s.headdim_v) * e +
-                             (o.pass == Pass::fwd ? rows * kLseBytes : rows * s.headdim * e);
-    const double overhead =
-        is_persistent(o.algorithm)
-            ? (is_hopper(gpu) ? factors::kHopperPersistentTileOverheadCycles *
-                                    std::max(1.0, std::pow(double(s.headdim) / 128, 2))
-                              : 0.0)
-            : cta_bytes / hbm_bytes_per_clk_per_sm(gpu) / ctas_per_sm(s, o.algorithm);
-    if (is_persistent(o.algorithm) && is_hopper(gpu))
-      p.factors.push_back({"tile_overhead_cycles", factors::kHopperPersistentTileOverheadCycles,
-                           "cycles per work tile of a Hopper persistent kernel (Q load, pipeline "
-                           "fill and drain, epilogue) up to hd128, times (d / 128)^2 above",
-                           "our fa3 on H200, fa3-paper sweep (36 shapes)"});
-    const Schedule plan = schedule(gpu, s, o.algorithm, o.pass, p.tile, p.tile_time_cycles, overhead);
-    p.ctas = plan.ctas;
-    p.tiles = plan.tiles;
-    p.waves = plan.waves;
-    double cycles_total = plan.makespan_cycles;
-    if (is_persistent(o.algorithm)) cycles_total += cta_bytes / hbm_bytes_per_clk_per_sm(gpu);
-    const double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
-    // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
-    // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch.
-    double hbm_bytes = attention_min_hbm_bytes(s, o.pass);
-    double launches = 1;
-    if (o.pass == Pass::bwd) {
-      hbm_bytes += 2 * kLseBytes * double(s.batch * s.heads_q * s.seqlen_q * s.headdim);
-      launches = 3;  // dO.O row sums, the main kernel, dQ conversion
-    }
-    const double hbm_s = hbm_bytes / (gpu.hbm_bytes_per_s * gpu.copy_efficiency);
-    if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);
-    p.time_s = std::max(compute_s, hbm_s) + launches * factors::kLaunchOverheadSeconds;
-    // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
-    // the busiest unit at its sustained rate.
-    p.bottleneck = Unit::mma;
-    double busiest = c.mma / gpu.gemm_efficiency;
-    for (auto [unit, busy] : {std::pair{Unit::exp_mufu, c.exp_mufu}, std::pair{Unit::fma, c.fma},
-                              std::pair{Unit::smem, c.smem}})
-      if (busy > busiest) {
-        busiest = busy;
-        p.bottleneck = unit;
-      }
-    if (hbm_s > compute_s) p.bottleneck = Unit::hbm;
-  }
-  p.tflops = p.flops / p.time_s / 1e12;
-  p.fraction_of_peak = p.flops / p.time_s / gpu.peak_flops(s.dtype);
-  return p;
+  Result<Prediction> out = predict_family(gpu, s, o, std::move(p));
+  if (!out) return out;
+  out->tflops = out->flops / out->time_s / 1e12;
+  out->fraction_of_peak = out->flops / out->time_s / gpu.peak_flops(s.dtype);
+  return out;
 }
 
 }  // namespace fa4::model

@@ -20,8 +20,7 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 // The MMA rate the algorithm's instructions reach: FA2's mma.sync runs below wgmma's on Hopper.
 double mma_rate(const hw::Spec& gpu, Dtype dtype, Algorithm algorithm) {
   const double rate = gpu.mma_flop_per_clk(dtype);
-  if (algorithm == Algorithm::fa2 && gpu.compute_capability >= 90)
-    return rate * (gpu.mma_sync_share > 0 ? gpu.mma_sync_share : factors::kMmaSyncShareHopper);
+  if (algorithm == Algorithm::fa2 && mma_sync_below_peak(gpu)) return rate * mma_sync_share(gpu);
   return rate;
 }
 

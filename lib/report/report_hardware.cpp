@@ -33,7 +33,8 @@ std::string units_table(const std::vector<hw::Spec>& gpus) {
                    {"MMA FLOP per ex2", right}},
                   {}};
   for (const hw::Spec& g : gpus)
-    table.rows.push_back({g.id, g.architecture, fmt::format("{}", g.sms), integer(g.peak_clock_mhz),
+    table.rows.push_back({g.id, std::string(hw::to_string(g.architecture)),
+                          fmt::format("{}", g.sms), integer(g.peak_clock_mhz),
                           fmt::format("{:.2f}", g.peak_flops(Dtype::bf16) / 1e15),
                           compact(g.mma_flop_per_clk(Dtype::bf16)),
                           compact(g.per_sm.mufu_ex2_per_clk), compact(g.per_sm.fma_lanes_per_clk),

@@ -192,7 +192,9 @@ class Store {
   // Starts a run (a rerun is a new run); returns its id. Inside a transaction, part of it.
   Result<std::int64_t> begin_run(const RunInfo& info);
   // Records the predictions of a run, with their factors: all of them or, on any error, none.
-  Status record_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
+  // Returns their ids, in the order given.
+  Result<std::vector<std::int64_t>> record_predictions(
+      std::int64_t run_id, const std::vector<model::Prediction>& predictions);
   // Starts a run and records its predictions in one transaction: a run whose recording is
   // interrupted (killed, disk full) leaves nothing behind. Returns the run's id.
   Result<std::int64_t> record_prediction_run(const RunInfo& info,
@@ -230,8 +232,9 @@ class Store {
   Status check_run_exists(std::int64_t run_id) const;
   // Fills each row's samples_s from the samples table.
   Status read_samples(std::vector<MeasurementRow>& rows) const;
-  // Inside the caller's transaction.
-  Status insert_predictions(std::int64_t run_id, const std::vector<model::Prediction>& predictions);
+  // Inside the caller's transaction; returns the predictions' ids.
+  Result<std::vector<std::int64_t>> insert_predictions(
+      std::int64_t run_id, const std::vector<model::Prediction>& predictions);
   // Inside the caller's transaction; returns the measurement's id.
   Result<std::int64_t> insert_measurement(std::int64_t run_id, const Measurement& m);
 

@@ -62,8 +62,7 @@ void bind_prediction(Statement& insert, std::int64_t run_id, const model::Predic
   next(std::string_view(p.model_version));
 }
 
-Status insert_factors(sqlite3* db, Statement& insert, const model::Prediction& p) {
-  const std::int64_t prediction_id = sqlite3_last_insert_rowid(db);
+Status insert_factors(Statement& insert, std::int64_t prediction_id, const model::Prediction& p) {
   for (std::size_t position = 0; position < p.factors.size(); ++position) {
     const model::Factor& f = p.factors[position];
     insert.reset();
@@ -124,13 +123,15 @@ Status Store::check_run_exists(std::int64_t run_id) const {
   return Ok{};
 }
 
-Status Store::record_predictions(std::int64_t run_id,
-                                 const std::vector<model::Prediction>& predictions) {
+Result<std::vector<std::int64_t>> Store::record_predictions(
+    std::int64_t run_id, const std::vector<model::Prediction>& predictions) {
   auto tx = Transaction::begin(db_.get());
   if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
-  if (auto exists = check_run_exists(run_id); !exists) return exists;
-  if (auto done = insert_predictions(run_id, predictions); !done) return done;
-  return tx->commit();
+  if (auto exists = check_run_exists(run_id); !exists) return exists.error();
+  auto ids = insert_predictions(run_id, predictions);
+  if (!ids) return ids;
+  if (auto committed = tx->commit(); !committed) return committed.error();
+  return ids;
 }
 
 Result<std::int64_t> Store::record_prediction_run(
@@ -144,8 +145,8 @@ Result<std::int64_t> Store::record_prediction_run(
   return run_id;
 }
 
-Status Store::insert_predictions(std::int64_t run_id,
-                                 const std::vector<model::Prediction>& predictions) {
+Result<std::vector<std::int64_t>> Store::insert_predictions(
+    std::int64_t run_id, const std::vector<model::Prediction>& predictions) {
   auto insert = Statement::prepare(
       db_.get(), fmt::format("INSERT INTO predictions (run_id, {}, {}) VALUES ({})",
                              kProblemColumns, kPredictionColumns,
@@ -156,12 +157,16 @@ Status Store::insert_predictions(std::int64_t run_id,
       "INSERT INTO prediction_factors (prediction_id, position, name, value, meaning, fitted_to) "
       "VALUES (?, ?, ?, ?, ?, ?)");
   if (!insert_factor) return insert_factor.error();
+  std::vector<std::int64_t> ids;
   for (std::size_t i = 0; i < predictions.size(); ++i) {
     const model::Prediction& p = predictions[i];
     insert->reset();
     bind_prediction(*insert, run_id, p);
     Status done = insert->run();
-    if (done) done = insert_factors(db_.get(), *insert_factor, p);
+    if (done) {
+      ids.push_back(sqlite3_last_insert_rowid(db_.get()));
+      done = insert_factors(*insert_factor, ids.back(), p);
+    }
     if (!done) {
       const bool null = done.error().message.find("NOT NULL") != std::string::npos;
       return Error{fmt::format(
@@ -171,7 +176,7 @@ Status Store::insert_predictions(std::int64_t run_id,
           null ? " (SQLite stores NaN as NULL: the model produced a NaN)" : "")};
     }
   }
-  return Ok{};
+  return ids;
 }
 
 Status Store::record_published(const std::vector<PublishedFigure>& figures) {

@@ -158,6 +158,20 @@ TEST_F(LoaderErrors, MeasuredEfficienciesAreOptionalFractions) {
   EXPECT_EQ(error_of(b200), "b200.json: /gemm_efficiency: expected a number in (0, 1]");
 }
 
+TEST_F(LoaderErrors, ArchitectureIsAKnownFamily) {
+  ordered_json broken = b200;
+  broken["architecture"] = "volta";
+  EXPECT_EQ(error_of(broken),
+            "b200.json: /architecture: unknown architecture 'volta'; expected one of ampere, "
+            "hopper, blackwell, blackwell-ultra");
+  broken["architecture"] = "Blackwell";  // names are lower case, as written in the files
+  EXPECT_NE(error_of(broken).find("unknown architecture 'Blackwell'"), std::string::npos);
+  broken["architecture"] = "blackwell-ultra";
+  const Result<Spec> spec = load_spec(temp.write_json("b200.json", broken));
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->architecture, Architecture::blackwell_ultra);
+}
+
 TEST_F(LoaderErrors, StringsAndDeviceNames) {
   ordered_json broken = b200;
   broken.erase("name");

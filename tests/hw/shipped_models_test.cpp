@@ -58,6 +58,20 @@ TEST(ShippedModels, TensorMemoryOnlyOnBlackwell) {
     EXPECT_EQ(spec.per_sm.tmem_bytes > 0, spec.compute_capability >= 100) << spec.id;
 }
 
+TEST(ShippedModels, ArchitectureAgreesWithComputeCapability) {
+  EXPECT_EQ(gpu("a100-sxm").architecture, Architecture::ampere);
+  EXPECT_EQ(gpu("h200").architecture, Architecture::hopper);
+  EXPECT_EQ(gpu("b300").architecture, Architecture::blackwell_ultra);
+  for (const Spec& spec : testing::shipped_specs()) {
+    const int major = spec.compute_capability / 10;
+    const bool blackwell = spec.architecture == Architecture::blackwell ||
+                           spec.architecture == Architecture::blackwell_ultra;
+    EXPECT_EQ(major == 8, spec.architecture == Architecture::ampere) << spec.id;
+    EXPECT_EQ(major == 9, spec.architecture == Architecture::hopper) << spec.id;
+    EXPECT_EQ(major == 10, blackwell) << spec.id;
+  }
+}
+
 TEST(ShippedModels, EveryFigureHasASource) {
   for (const Spec& spec : testing::shipped_specs()) {
     for (const Figure& figure : figures()) {

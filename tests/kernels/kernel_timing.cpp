@@ -36,6 +36,7 @@
 #include "bench/ceiling_probes.hpp"
 #include "bench/sm_clock.hpp"
 #include "bench/timer.hpp"
+#include "kernels/cuda_status.hpp"
 #include "kernels/registry.hpp"
 #include "reference/attention.hpp"
 #include "reference/half_float.hpp"
@@ -129,11 +130,6 @@ Result<Options> parse(int argc, char** argv) {
   return o;
 }
 
-Status cuda_check(cudaError_t status, const std::string& what) {
-  if (status == cudaSuccess) return Ok{};
-  return Error{what + ": " + cudaGetErrorString(status)};
-}
-
 Status print_ceilings(const bench::Timer& timer, const Options& o, std::ostream& csv) {
   Result<CeilingResult> mma =
       measure_ceiling(CeilingUnit::mma_sync_bf16, o.samples, current_sm_clock_mhz);
@@ -158,7 +154,7 @@ Status print_ceilings(const bench::Timer& timer, const Options& o, std::ostream&
   Result<DeviceBuffer> c = DeviceBuffer::allocate(n * n * sizeof(std::uint16_t));
   if (!c) return c.error();
   for (const DeviceBuffer* operand : {&*a, &*b})
-    if (Status s = cuda_check(
+    if (Status s = kernels::cuda_status(
             cudaMemcpy(operand->get(), matrix.data(), operand->size(), cudaMemcpyHostToDevice),
             "uploading GEMM operands");
         !s)
@@ -189,12 +185,12 @@ Status print_ceilings(const bench::Timer& timer, const Options& o, std::ostream&
   if (!source) return source.error();
   Result<DeviceBuffer> target = DeviceBuffer::allocate(kCopyCeilingBytes);
   if (!target) return target.error();
-  if (Status s =
-          cuda_check(cudaMemset(source->get(), 0x3c, kCopyCeilingBytes), "filling the copy source");
+  if (Status s = kernels::cuda_status(cudaMemset(source->get(), 0x3c, kCopyCeilingBytes),
+                                      "filling the copy source");
       !s)
     return s;
   auto copy = [&]() {
-    return cuda_check(
+    return kernels::cuda_status(
         cudaMemcpyAsync(target->get(), source->get(), kCopyCeilingBytes, cudaMemcpyDeviceToDevice),
         "device copy");
   };

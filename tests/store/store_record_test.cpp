@@ -1,4 +1,5 @@
 // Recording runs, predictions and published figures, and reading them back.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -92,6 +93,29 @@ TEST(StoreRecord, ARerunIsANewRun) {
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ((*runs)[0].predictions, 1);
   EXPECT_EQ((*runs)[1].predictions, 1);
+}
+
+TEST(StoreRecord, RecordPredictionsReturnsTheIdsInTheOrderGiven) {
+  Store store = memory_store();
+  model::Prediction later = sample_prediction();
+  later.shape.seqlen_k *= 2;
+  auto run = store.begin_run({});
+  ASSERT_TRUE(run.ok());
+  ASSERT_TRUE(store.record_predictions(*run, {sample_prediction()}).ok());
+  auto ids = store.record_predictions(*run, {sample_prediction(), later});
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  ASSERT_EQ(ids->size(), 2u);
+  for (std::size_t i = 0; i < ids->size(); ++i) {
+    auto row = single_row(store, fmt::format("SELECT seqlen_k, (SELECT COUNT(*) FROM "
+                                             "prediction_factors WHERE prediction_id = {0}) AS "
+                                             "factors FROM predictions WHERE id = {0}",
+                                             (*ids)[i]));
+    EXPECT_EQ(std::get<std::int64_t>(row["seqlen_k"]),
+              i == 0 ? sample_prediction().shape.seqlen_k : later.shape.seqlen_k);
+    EXPECT_EQ(std::get<std::int64_t>(row["factors"]),
+              std::int64_t(sample_prediction().factors.size()));
+  }
+  EXPECT_EQ(count(store, "predictions"), 3);
 }
 
 TEST(StoreRecord, APredictionRoundTripsEveryField) {

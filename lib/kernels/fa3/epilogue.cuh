@@ -11,10 +11,9 @@
 
 #include "kernels/fa3/mainloop.cuh"
 #include "kernels/fa3/softmax.cuh"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::kernels::fa3 {
-
-inline constexpr float kLn2 = 0.6931471805599453f;
 
 template <class T>
 __device__ __forceinline__ void store_tile(const Params& p, const float (&o)[T::kORegs],

@@ -10,7 +10,7 @@
 //     by a full mbarrier (TMA transaction bytes) and an empty mbarrier (one arrival per consumer
 //     warp) (mainloop.cuh); at hd64/hd128 (and hd256 with 48-key blocks) Q is double-buffered
 //     and the next tile's Q is issued right after the current tile's first K/V items
-//     (launch.cuh: producer_loop);
+//     (kernel.cuh: producer_loop);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns query rows 64w..64w+63 of the
 //     tile and, over key blocks j from last to first:
 //       S = Q_w K_j^T        wgmma m64n{kBlockN}k16, both operands from shared memory (SS)
@@ -46,12 +46,12 @@
 //   hd256: 128 x  80, 1 x 64 + 2 x (40 + 40) = 224 KiB   (227 KiB limit)
 //          128 x  48, 2 x 64 + 2 x (24 + 24) = 224 KiB   (narrow: seqlen_k <= 512)
 // fa3_no_ws keeps one Q buffer and the register epilogue.
-// The kernel and its host launch live in launch.cuh, shared with fa4 (lib/kernels/fa4).
+// The kernel (kernel.cuh) and its host launch (launch.cuh) are shared with fa4 (lib/kernels/fa4).
 // Registers and spills (ptxas -v) and the measured figures: lib/kernels/fa3/NOTES.md.
 //
-// Key blocks (launch.cuh: key_blocks_for): fa3 takes 192-key blocks at hd64 when seqlen_k >= 4096
-// and 48-key blocks at hd256 when seqlen_k <= 512, where the per-tile costs dominate and the
-// freed shared memory holds a second Q buffer (the early Q load and the TMA-store epilogue).
+// Key blocks (core/fa3_tiles.hpp: key_blocks_for): fa3 takes 192-key blocks at hd64 when seqlen_k
+// >= 4096 and 48-key blocks at hd256 when seqlen_k <= 512, where the per-tile costs dominate and
+// the freed shared memory holds a second Q buffer (the early Q load and the TMA-store epilogue).
 // fa3_wide and fa3_narrow force those blocks at every shape, so the GPU tests cover both.
 // Variants (registry entries): fa3_no_pingpong (no scheduler barriers), fa3_no_overlap (S, wait,
 // softmax, P V, wait), fa3_no_ws (no producer warpgroup: 256 threads, thread 0 of consumer 0
@@ -75,66 +75,42 @@ Status launch_fa3_narrow(const AttnShape& shape, const AttnBuffers& buffers, Str
 }  // namespace
 }  // namespace fa3
 
-extern const Kernel fa3_kernel;  // listed in registry.cpp
-const Kernel fa3_kernel{
-    .name = "fa3",
-    .summary = "FlashAttention-3 forward: wgmma, TMA, warp specialization, ping-pong, "
-               "intra-warpgroup overlap, persistent tiles",
-    .min_sm = 90,
-    .unsupported_reason = fa3::unsupported_reason,
-    .workspace_bytes = fa3::no_workspace,
-    .launch = fa3::launch_fa3,
-};
+// The registry's fa3 entries (declared in registry.cpp).
+using fa3::hopper_kernel;
+using fa3::Variant;
+
+extern const Kernel fa3_kernel;
+const Kernel fa3_kernel = hopper_kernel(
+    "fa3",
+    "FlashAttention-3 forward: wgmma, TMA, warp specialization, ping-pong, intra-warpgroup "
+    "overlap, persistent tiles",
+    fa3::launch_fa3);
 
 extern const Kernel fa3_wide_kernel;
-const Kernel fa3_wide_kernel{
-    .name = "fa3_wide",
-    .summary = "fa3 with FA3's wide key blocks at every shape (hd64 128x192, hd128 128x176)",
-    .min_sm = 90,
-    .unsupported_reason = fa3::unsupported_reason,
-    .workspace_bytes = fa3::no_workspace,
-    .launch = fa3::launch<fa3::Variant{.wide_key_blocks = true}>,
-};
+const Kernel fa3_wide_kernel = hopper_kernel(
+    "fa3_wide", "fa3 with FA3's wide key blocks at every shape (hd64 128x192, hd128 128x176)",
+    fa3::launch<Variant{.wide_key_blocks = true}>);
 
 extern const Kernel fa3_narrow_kernel;
-const Kernel fa3_narrow_kernel{
-    .name = "fa3_narrow",
-    .summary = "fa3 with 48-key blocks at hd256, leaving room for a second Q buffer (early Q "
-               "load, O stored by TMA); fa3 at hd64/hd128",
-    .min_sm = 90,
-    .unsupported_reason = fa3::unsupported_reason,
-    .workspace_bytes = fa3::no_workspace,
-    .launch = fa3::launch_fa3_narrow,
-};
+const Kernel fa3_narrow_kernel = hopper_kernel(
+    "fa3_narrow",
+    "fa3 with 48-key blocks at hd256, leaving room for a second Q buffer (early Q load, O stored "
+    "by TMA); fa3 at hd64/hd128",
+    fa3::launch_fa3_narrow);
 
 extern const Kernel fa3_no_pingpong_kernel;
-const Kernel fa3_no_pingpong_kernel{
-    .name = "fa3_no_pingpong",
-    .summary = "fa3 without the ping-pong named barriers between consumer warpgroups",
-    .min_sm = 90,
-    .unsupported_reason = fa3::unsupported_reason,
-    .workspace_bytes = fa3::no_workspace,
-    .launch = fa3::launch<fa3::Variant{.pingpong = false}>,
-};
+const Kernel fa3_no_pingpong_kernel = hopper_kernel(
+    "fa3_no_pingpong", "fa3 without the ping-pong named barriers between consumer warpgroups",
+    fa3::launch<Variant{.pingpong = false}>);
 
 extern const Kernel fa3_no_overlap_kernel;
-const Kernel fa3_no_overlap_kernel{
-    .name = "fa3_no_overlap",
-    .summary = "fa3 without intra-warpgroup overlap (S, softmax, P V in sequence)",
-    .min_sm = 90,
-    .unsupported_reason = fa3::unsupported_reason,
-    .workspace_bytes = fa3::no_workspace,
-    .launch = fa3::launch<fa3::Variant{.intra_overlap = false}>,
-};
+const Kernel fa3_no_overlap_kernel = hopper_kernel(
+    "fa3_no_overlap", "fa3 without intra-warpgroup overlap (S, softmax, P V in sequence)",
+    fa3::launch<Variant{.intra_overlap = false}>);
 
 extern const Kernel fa3_no_ws_kernel;
-const Kernel fa3_no_ws_kernel{
-    .name = "fa3_no_ws",
-    .summary = "fa3 without warp specialization: consumer warpgroups issue their own TMA copies",
-    .min_sm = 90,
-    .unsupported_reason = fa3::unsupported_reason,
-    .workspace_bytes = fa3::no_workspace,
-    .launch = fa3::launch<fa3::Variant{.warp_specialized = false, .pingpong = false}>,
-};
+const Kernel fa3_no_ws_kernel = hopper_kernel(
+    "fa3_no_ws", "fa3 without warp specialization: consumer warpgroups issue their own TMA copies",
+    fa3::launch<Variant{.warp_specialized = false, .pingpong = false}>);
 
 }  // namespace fa4::kernels

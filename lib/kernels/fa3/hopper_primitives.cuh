@@ -72,6 +72,17 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
+// Copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global `src` to shared
+// `dst` (cp.async.bulk, no tensor map); completion is reported to mbarrier `bar` as bytes.
+__device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, std::uint32_t bytes,
+                                          std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<std::uint64_t>(src)), "r"(bytes), "r"(bar)
+      : "memory");
+}
+
 // Stores the box at (c0, c1, c2) of a 3-D tensor map from shared memory at `src` (same layout
 // as a load with the map's swizzle); rows outside the tensor are not written. Bulk-group
 // completion: commit, then wait_group.read before `src` may be overwritten.
@@ -94,12 +105,36 @@ __device__ __forceinline__ void tma_store_wait_read() {
 __device__ __forceinline__ void tma_store_wait_all() {
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
+// Adds `bytes` (a multiple of 16) of float32 at shared `src` into global `dst` element by element
+// (cp.reduce.async.bulk .add.f32, one bulk operation, 16-byte aligned both sides); bulk-group
+// completion as tma_store_3d.
+__device__ __forceinline__ void bulk_reduce_add_f32(float* dst, std::uint32_t src,
+                                                    std::uint32_t bytes) {
+  asm volatile(
+      "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(dst)),
+      "r"(src), "r"(bytes)
+      : "memory");
+}
 // Makes this thread's generic-proxy shared-memory writes visible to the async proxy (TMA).
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 __device__ __forceinline__ void st_shared_u32(std::uint32_t address, std::uint32_t value) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
+}
+
+// Stores four 8x8 16-bit matrices transposed (stmatrix .trans): register i of each lane holds
+// the pair (row lane / 4, columns 2 (lane % 4) +0/1) of matrix i, as an mma accumulator fragment,
+// and lands in shared memory as column lane / 4, rows 2 (lane % 4) +0/1; lane l gives the
+// address of row l % 8 of matrix l / 8 (16 contiguous bytes).
+__device__ __forceinline__ void stmatrix_x4_trans(std::uint32_t address, std::uint32_t r0,
+                                                  std::uint32_t r1, std::uint32_t r2,
+                                                  std::uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                   address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
 }
 
 // ---- named barriers (bar.sync / bar.arrive with an id and a thread count) ----
@@ -183,24 +218,6 @@ __device__ __forceinline__ std::uint64_t mnmajor_descriptor(std::uint32_t addres
                                                             std::uint32_t column_block_bytes) {
   return descriptor_field(address) | (descriptor_field(column_block_bytes) << 16) |
          (descriptor_field(kSwizzleAtomBytes) << 32) | kDescriptorSwizzle128;
-}
-
-// Two fp32 values rounded to one register of two 16-bit values (low half first).
-template <typename Element>
-__device__ __forceinline__ std::uint32_t pack_pair(float lo, float hi) {
-  if constexpr (sizeof(Element) == 2 && __is_same(Element, __nv_bfloat16)) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&v);
-  }
-}
-
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
 }
 
 }  // namespace fa4::kernels::hopper

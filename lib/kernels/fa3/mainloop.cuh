@@ -293,6 +293,20 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
     if (block == 0) release_q();
     if (needs_mask(block)) mask_scores<T>(s, block * T::kBlockN, row0, p);
   };
+  // O += P V_block on its own (no S GEMM beside it): issue, wait, free the V stage. The no-overlap
+  // loop takes a ping-pong turn for it (`takes_turn`); the overlapped loop's last P V (no S left
+  // to pair it with) issues without one, as it always has.
+  const auto pv_alone = [&](int block, bool takes_turn) {
+    acquire(v_item(block, n));
+    mbarrier_wait(smem.v_full(st.v_state.index), st.v_state.phase);
+    if (takes_turn) turn.wait_turn();
+    gemm_pv<T>(o, pr, smem.v(st.v_state.index));
+    if (takes_turn) turn.pass_turn();
+    wgmma_wait<0>();
+    fence_operands(o);
+    release(smem.v_empty(st.v_state.index));
+    st.v_state.template advance<T::kStages>();
+  };
 
   if constexpr (T::kVariant.intra_overlap) {
     // First block: S alone.
@@ -327,14 +341,7 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
       if (rescaled) rescale_o<T>(o, correction);
       convert_p<T>(s, pr);
     }
-    // Last P V.
-    acquire(v_item(0, n));
-    mbarrier_wait(smem.v_full(st.v_state.index), st.v_state.phase);
-    gemm_pv<T>(o, pr, smem.v(st.v_state.index));
-    wgmma_wait<0>();
-    fence_operands(o);
-    release(smem.v_empty(st.v_state.index));
-    st.v_state.template advance<T::kStages>();
+    pv_alone(0, false);  // the last P V
   } else {
     // No intra-warpgroup overlap: S, wait, softmax, P V, wait, block after block.
     for (int block = n - 1; block >= 0; --block) {
@@ -347,15 +354,7 @@ __device__ __forceinline__ void consume_tile(const Params& p, const SharedMap<T>
         rescale_o<T>(o, correction);
       }
       convert_p<T>(s, pr);
-      acquire(v_item(block, n));
-      mbarrier_wait(smem.v_full(st.v_state.index), st.v_state.phase);
-      turn.wait_turn();
-      gemm_pv<T>(o, pr, smem.v(st.v_state.index));
-      turn.pass_turn();
-      wgmma_wait<0>();
-      fence_operands(o);
-      release(smem.v_empty(st.v_state.index));
-      st.v_state.template advance<T::kStages>();
+      pv_alone(block, true);
     }
   }
 }

@@ -12,6 +12,7 @@
 
 #include "kernels/exp2_emulation.cuh"
 #include "kernels/fa3/traits.cuh"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::kernels::fa3 {
 

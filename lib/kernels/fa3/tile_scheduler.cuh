@@ -17,7 +17,12 @@
 // heavy-to-light run add up to the same work. The snake matters for balance: with a plain
 // stride, CTA 0 would take the heaviest tile of every round and CTA grid-1 the lightest; at
 // s16384 hd128 (2048 tiles, sizes 128 down to 1 key blocks) that is ~12% more work for CTA 0.
+//
+// The host half (the grid and the section size) is at the end; launch.cuh calls it.
 #pragma once
+
+#include <algorithm>
+#include <numeric>
 
 #include "kernels/fa3/traits.cuh"
 
@@ -71,6 +76,18 @@ __device__ __forceinline__ int key_blocks(const Params& p, int m_block) {
   if (!p.causal) return all;
   const int key_end = min(p.seqlen_k, (m_block + 1) * T::kBlockM + p.seqlen_k - p.seqlen_q);
   return key_end <= 0 ? 0 : min(all, (key_end + T::kBlockN - 1) / T::kBlockN);
+}
+
+// ---- host: the grid and the causal sections ----
+
+// The persistent grid: one CTA per SM, at most one per tile.
+inline unsigned persistent_grid(int tiles, int sms) { return unsigned(std::min(tiles, sms)); }
+
+// Params::causal_group: the fewest (batch, head) pairs whose tiles fill whole snake round pairs
+// (2 * grid tiles), at most all of them (FA3's global heaviest-first order).
+inline int causal_section_heads(int m_blocks, int heads_total, unsigned grid) {
+  const int round_pair = 2 * int(grid);
+  return std::min(heads_total, round_pair / std::gcd(m_blocks, round_pair));
 }
 
 }  // namespace fa4::kernels::fa3

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "core/fa3_tiles.hpp"
 #include "kernels/fa3/hopper_primitives.cuh"
 
 namespace fa4::kernels::fa3 {
@@ -51,15 +52,14 @@ struct Traits {
   static constexpr bool kIsBf16 = __is_same(ElementT, __nv_bfloat16);
   static constexpr Variant kVariant = V;
   static constexpr int kHeadDim = HeadDim;
-  // FA3's tiles (hopper/tile_size.h): 128 query rows; 128 keys per block, 80 at hd256 where O
-  // takes 128 registers per thread and K/V stages 40 KiB each (48 with narrow_key_blocks).
+  // The tile (core/fa3_tiles.hpp says why): 128 query rows, the variant's key blocks.
   static constexpr int kBlockM = kConsumerWarpgroups * kMmaM;
-  // Wide blocks (FA3's non-causal choice) halve the per-block fixed costs (barriers, row max
-  // and sum shuffles, the correction of O) per key, at more S/P registers.
-  static constexpr int kBlockN = HeadDim == 256                         ? (V.narrow_key_blocks ? 48 : 80)
-                                 : !V.wide_key_blocks                  ? 128
-                                 : HeadDim == 64                       ? 192
-                                                                       : 176;
+  static_assert(kBlockM == fa3_tiles::kBlockM, "two consumer warpgroups of 64 rows");
+  static_assert(!(V.wide_key_blocks && V.narrow_key_blocks), "wide or narrow key blocks, not both");
+  static constexpr int kBlockN =
+      fa3_tiles::key_block_width(HeadDim, V.narrow_key_blocks ? fa3_tiles::KeyBlocks::narrow
+                                          : V.wide_key_blocks ? fa3_tiles::KeyBlocks::wide
+                                                              : fa3_tiles::KeyBlocks::standard);
   static constexpr int kStages = 2;  // K and V buffers each (FA3's choice at hd128/hd256)
   static constexpr int kProducerWarpgroups = V.warp_specialized ? 1 : 0;
   static constexpr int kThreads = (kProducerWarpgroups + kConsumerWarpgroups) * kWarpgroupThreads;

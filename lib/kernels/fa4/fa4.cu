@@ -1,8 +1,8 @@
 // fa4: FlashAttention-4's softmax techniques (Zadouri et al., arXiv 2603.05451, section 3) on
 // fa3's Hopper pipeline (TMA + mbarrier K/V pipeline, producer warpgroup, two wgmma consumer
 // warpgroups with ping-pong and intra-warpgroup overlap, persistent scheduler; fa3/fa3.cu).
-// The pipeline is fa3's own code (fa3/launch.cuh); Variant::fa4_softmax selects the softmax
-// policy in the consumer (OnlineSoftmax::update_block, fa3/softmax.cuh):
+// The pipeline is fa3's own code (fa3/kernel.cuh, fa3/launch.cuh); Variant::fa4_softmax selects the
+// softmax policy in the consumer (OnlineSoftmax::update_block, fa3/softmax.cuh):
 //   - software exp2 on the FMA pipe (kernels/exp2_emulation.cuh, bit-exact with the CPU
 //     reference and tested so by exp2_device_test) for the first E of each row's key groups of 8
 //     in every block, MUFU ex2.approx for the rest; E = round(share * kBlockN / 8), the share in
@@ -37,7 +37,7 @@ using fa3::SoftmaxOptions;
 using fa3::Traits;
 using fa3::Variant;
 
-// Instantiations, with fa3's key blocks for the shape (fa3::key_blocks_for): hd64 (128- and
+// Instantiations, with fa3's key blocks for the shape (core/fa3_tiles.hpp): hd64 (128- and
 // 192-key blocks) and hd128 per emulated share; hd256 (80- and 48-key blocks) keeps exp2 on MUFU
 // (softmax.cuh: kEmulatedGroups), so every share launches the share-0 instantiation there.
 template <int Eighths, typename Element>
@@ -47,19 +47,19 @@ Status launch_for_element(const AttnShape& shape, const AttnBuffers& buffers, St
   constexpr Variant kWide{.wide_key_blocks = true, .fa4_softmax = true, .emulated_eighths = Eighths};
   constexpr Variant kMufuOnly{.fa4_softmax = true, .emulated_eighths = 0};
   constexpr Variant kMufuOnlyNarrow{.narrow_key_blocks = true, .fa4_softmax = true};
-  const fa3::KeyBlocks blocks = fa3::key_blocks_for(shape);
+  const fa3_tiles::KeyBlocks blocks = fa3_tiles::key_blocks_for(shape.headdim, shape.seqlen_k);
   switch (shape.headdim) {
     case 64:
-      return blocks == fa3::KeyBlocks::wide
+      return blocks == fa3_tiles::KeyBlocks::wide
                  ? fa3::launch_traits<Traits<Element, 64, kWide>>(shape, buffers, stream, options)
                  : fa3::launch_traits<Traits<Element, 64, kStandard>>(shape, buffers, stream,
                                                                       options);
     case 128:
       return fa3::launch_traits<Traits<Element, 128, kStandard>>(shape, buffers, stream, options);
     case 256:
-      return blocks == fa3::KeyBlocks::narrow
-                 ? fa3::launch_traits<Traits<Element, 256, kMufuOnlyNarrow>>(shape, buffers,
-                                                                            stream, options)
+      return blocks == fa3_tiles::KeyBlocks::narrow
+                 ? fa3::launch_traits<Traits<Element, 256, kMufuOnlyNarrow>>(shape, buffers, stream,
+                                                                             options)
                  : fa3::launch_traits<Traits<Element, 256, kMufuOnly>>(shape, buffers, stream,
                                                                        options);
     default:
@@ -95,41 +95,51 @@ std::optional<std::string> unsupported_reason(const AttnShape& shape, const Devi
 
 std::size_t rescale_counts_bytes(const AttnShape&) { return sizeof(RescaleCounts); }
 
+// A grid entry: the emulated exp2 share in eighths and conditional rescaling off or on.
+template <int EmulatedEighths, bool ConditionalRescale>
+constexpr Kernel grid_kernel(std::string_view name, std::string_view summary) {
+  return fa3::hopper_kernel(name, summary, launch_fa4<EmulatedEighths, ConditionalRescale>,
+                            rescale_counts_bytes, unsupported_reason);
+}
+
 }  // namespace
 }  // namespace fa4_softmax
 
+// The registry's fa4 entries (declared in registry.cpp): fa4 itself and the grid.
 extern const Kernel fa4_kernel;
-const Kernel fa4_kernel{
-    .name = "fa4",
-    .summary = "FA4's softmax on fa3's pipeline where it pays on H200: conditional rescaling "
-               "with exp2 on MUFU from seqlen_k 4096, fa3's softmax below",
-    .min_sm = 90,
-    .unsupported_reason = fa4_softmax::unsupported_reason,
-    .workspace_bytes = fa4_softmax::rescale_counts_bytes,
-    .launch = fa4_softmax::launch_fa4_best,
-};
+const Kernel fa4_kernel = fa3::hopper_kernel(
+    "fa4",
+    "FA4's softmax on fa3's pipeline where it pays on H200: conditional rescaling with exp2 on "
+    "MUFU from seqlen_k 4096, fa3's softmax below",
+    fa4_softmax::launch_fa4_best, fa4_softmax::rescale_counts_bytes,
+    fa4_softmax::unsupported_reason);
 
-#define FA4_GRID_KERNEL(NAME, EIGHTHS, RESCALE, SUMMARY)                      \
-  extern const Kernel NAME##_kernel;                                          \
-  const Kernel NAME##_kernel{                                                 \
-      .name = #NAME,                                                          \
-      .summary = SUMMARY,                                                     \
-      .min_sm = 90,                                                           \
-      .unsupported_reason = fa4_softmax::unsupported_reason,                  \
-      .workspace_bytes = fa4_softmax::rescale_counts_bytes,                   \
-      .launch = fa4_softmax::launch_fa4<EIGHTHS, RESCALE>,                    \
-  };
-
-FA4_GRID_KERNEL(fa4_e0_r0, 0, false, "fa4 grid: exp2 all on MUFU, always rescale (fa3's softmax)")
-FA4_GRID_KERNEL(fa4_e0_r1, 0, true, "fa4 grid: exp2 all on MUFU, conditional rescaling")
-FA4_GRID_KERNEL(fa4_e12_r0, 1, false, "fa4 grid: 12.5% of exp2 in software, always rescale")
-FA4_GRID_KERNEL(fa4_e12_r1, 1, true, "fa4 grid: 12.5% of exp2 in software, conditional rescaling")
-FA4_GRID_KERNEL(fa4_e25_r0, 2, false, "fa4 grid: 25% of exp2 in software, always rescale")
-FA4_GRID_KERNEL(fa4_e25_r1, 2, true, "fa4 grid: 25% of exp2 in software, conditional rescaling")
-FA4_GRID_KERNEL(fa4_e50_r0, 4, false, "fa4 grid: 50% of exp2 in software, always rescale")
-FA4_GRID_KERNEL(fa4_e50_r1, 4, true, "fa4 grid: 50% of exp2 in software, conditional rescaling")
-FA4_GRID_KERNEL(fa4_e100_r1, 8, true, "fa4: every exp2 in software, conditional rescaling")
-
-#undef FA4_GRID_KERNEL
+extern const Kernel fa4_e0_r0_kernel;
+const Kernel fa4_e0_r0_kernel = fa4_softmax::grid_kernel<0, false>(
+    "fa4_e0_r0", "fa4 grid: exp2 all on MUFU, always rescale (fa3's softmax)");
+extern const Kernel fa4_e0_r1_kernel;
+const Kernel fa4_e0_r1_kernel = fa4_softmax::grid_kernel<0, true>(
+    "fa4_e0_r1", "fa4 grid: exp2 all on MUFU, conditional rescaling");
+extern const Kernel fa4_e12_r0_kernel;
+const Kernel fa4_e12_r0_kernel = fa4_softmax::grid_kernel<1, false>(
+    "fa4_e12_r0", "fa4 grid: 12.5% of exp2 in software, always rescale");
+extern const Kernel fa4_e12_r1_kernel;
+const Kernel fa4_e12_r1_kernel = fa4_softmax::grid_kernel<1, true>(
+    "fa4_e12_r1", "fa4 grid: 12.5% of exp2 in software, conditional rescaling");
+extern const Kernel fa4_e25_r0_kernel;
+const Kernel fa4_e25_r0_kernel = fa4_softmax::grid_kernel<2, false>(
+    "fa4_e25_r0", "fa4 grid: 25% of exp2 in software, always rescale");
+extern const Kernel fa4_e25_r1_kernel;
+const Kernel fa4_e25_r1_kernel = fa4_softmax::grid_kernel<2, true>(
+    "fa4_e25_r1", "fa4 grid: 25% of exp2 in software, conditional rescaling");
+extern const Kernel fa4_e50_r0_kernel;
+const Kernel fa4_e50_r0_kernel = fa4_softmax::grid_kernel<4, false>(
+    "fa4_e50_r0", "fa4 grid: 50% of exp2 in software, always rescale");
+extern const Kernel fa4_e50_r1_kernel;
+const Kernel fa4_e50_r1_kernel = fa4_softmax::grid_kernel<4, true>(
+    "fa4_e50_r1", "fa4 grid: 50% of exp2 in software, conditional rescaling");
+extern const Kernel fa4_e100_r1_kernel;
+const Kernel fa4_e100_r1_kernel = fa4_softmax::grid_kernel<8, true>(
+    "fa4_e100_r1", "fa4: every exp2 in software, conditional rescaling");
 
 }  // namespace fa4::kernels

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# One device-machine call for fa3: configure and build the kernel tests and timing there, check the
-# SASS (HGMMA present, no local memory), run the GPU tests of every fa3 entry, and only when they
-# all pass, time the kernels named in FA3_TIME_KERNELS at the head dims in FA3_TIME_HEADDIMS, or,
-# when FA3_TIME_PLAN is set, each of its ';'-separated entries "kernels|headdim|seqlens|causal"
-# (causal: both, 0 or 1), e.g. "fa3,fa4|128|2048,8192|both;fa3|256|512,1024|1".
-# fa4 (lib/kernels/fa4) shares this script: its objects' SASS is summarized too.
-#   bash .devdeps/setup.sh && bash lib/kernels/fa3/run_gpu.sh
-# Logs go to $OUT (build.log, sass.txt, tests.log, timing.csv, timing.log).
+# One device-machine call for the Hopper kernels (lib/kernels/fa3 and lib/kernels/fa4, which runs
+# on fa3's pipeline): configure and build the kernel tests and timing there, check the SASS of
+# both (HGMMA present, no local memory), run the GPU tests of every fa3 and fa4 entry, and only
+# when they all pass, time the kernels named in FA3_TIME_KERNELS at the head dims in
+# FA3_TIME_HEADDIMS, or, when FA3_TIME_PLAN is set, each of its ';'-separated entries
+# "kernels|headdim|seqlens|causal" (causal: both, 0 or 1), e.g.
+# "fa3,fa4|128|2048,8192|both;fa3|256|512,1024|1". Run from the repository root:
+#   bash .devdeps/setup.sh && bash scripts/gpu-kernels.sh
+# Logs go to $OUT (build.log, sass.txt, tests.log, timing.csv, timing.log); the raw rows kept from
+# past runs are under data/measurements/ (the kernels' NOTES.md files cite them).
 set -uo pipefail
 OUT=${OUT:-/tmp/fa3-out}
 mkdir -p "$OUT"

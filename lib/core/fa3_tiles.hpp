@@ -1,0 +1,41 @@
+// fa3's tile choice (lib/kernels/fa3, and fa4 on its pipeline) as pure constexpr functions of the
+// shape, with the reason for each rule: the kernels instantiate these tiles and the model
+// (lib/model/algorithm_traits.cpp) predicts with the same ones. Plain C++, no CUDA.
+#pragma once
+
+#include <cstdint>
+
+namespace fa4::fa3_tiles {
+
+// Query rows per tile: two consumer warpgroups of 64 rows (one wgmma m64 each), FA3's 128.
+inline constexpr int kBlockM = 128;
+
+enum class KeyBlocks { standard, wide, narrow };
+
+// Keys per block for a head dim the kernel has tiles for (64, 128, 256). FA3's tiles
+// (hopper/tile_size.h): 128 keys; at hd256, where O takes 128 registers per thread and a K/V stage
+// 40 KiB, 80 keys. Wide blocks (FA3's non-causal choice) halve the per-block fixed costs
+// (barriers, row max and sum shuffles, the correction of O) per key, at more S/P registers: 192 at
+// hd64, 176 at hd128 (none at hd256). Narrow blocks (hd256 only): 48 keys, so that two Q buffers
+// fit beside the K/V stages (2 x 64 + 2 x (24 + 24) = 224 KiB): the next tile's Q loads early and
+// O leaves by TMA, as at hd64/hd128.
+constexpr int key_block_width(int headdim, KeyBlocks blocks) {
+  if (headdim == 256) return blocks == KeyBlocks::narrow ? 48 : 80;
+  if (blocks != KeyBlocks::wide) return 128;
+  return headdim == 64 ? 192 : 176;
+}
+
+// fa3's key blocks for a shape, measured on the H200 (lib/kernels/fa3/NOTES.md):
+//   wide (192 keys) at hd64 from seqlen_k 4096 (run 3: +2% at s4096, +3-5% at s16384, but -9% at
+//     s1024, where 192 does not divide the sequence; at hd128 176-key blocks moved -1.5..+2%);
+//   narrow (48 keys, two Q buffers) at hd256 up to seqlen_k 512 (run 8: +13% causal, +4%
+//     non-causal at s512; -8% non-causal at s1024, +1% causal, -10..-14% from s2048).
+inline constexpr std::int64_t kWideFromSeqlen = 4096;
+inline constexpr std::int64_t kNarrowUpToSeqlen = 512;
+constexpr KeyBlocks key_blocks_for(std::int64_t headdim, std::int64_t seqlen_k) {
+  if (headdim == 64 && seqlen_k >= kWideFromSeqlen) return KeyBlocks::wide;
+  if (headdim == 256 && seqlen_k <= kNarrowUpToSeqlen) return KeyBlocks::narrow;
+  return KeyBlocks::standard;
+}
+
+}  // namespace fa4::fa3_tiles

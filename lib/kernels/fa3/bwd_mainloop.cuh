@@ -1,0 +1,471 @@
+// fa3_bwd's mainloop: the shared-memory map, the producer warpgroup's two roles (TMA loads, the
+// dQ bulk reduce) and one consumer warpgroup's step over a query
+// block (five GEMMs, the recomputed softmax and dS). fa3_bwd.cu's header has the algorithm.
+//
+// Consumer warpgroup w owns keys 64w..64w+63 of the CTA's key block, the M dimension of its
+// transposed products, in the wgmma accumulator layout (softmax.cuh): with warp v of the
+// warpgroup, g = lane / 4, t = lane % 4, register 4j + 2h + c holds (key 16v + g + 8h, column
+// 8j + 2t + c), columns being queries for S^T, dP^T and head dims for dV, dK.
+#pragma once
+
+#include "kernels/fa3/bwd_tile_scheduler.cuh"
+#include "kernels/fa3/bwd_traits.cuh"
+#include "kernels/fa3/softmax.cuh"
+#include "kernels/fa3/wgmma.cuh"
+
+namespace fa4::kernels::fa3 {
+
+template <class T>
+struct BwdSharedMap {
+  std::uint32_t base;  // 1024-byte aligned
+  __device__ __forceinline__ std::uint32_t k() const { return base + T::kKOffset; }
+  __device__ __forceinline__ std::uint32_t v() const { return base + T::kVOffset; }
+  __device__ __forceinline__ std::uint32_t q(int s) const {
+    return base + T::kQOffset + std::uint32_t(s * T::kQBytes);
+  }
+  __device__ __forceinline__ std::uint32_t dout(int s) const {
+    return base + T::kDoOffset + std::uint32_t(s * T::kQBytes);
+  }
+  __device__ __forceinline__ std::uint32_t ds(int s) const {
+    return base + T::kDsOffset + std::uint32_t(s * T::kDsBytes);
+  }
+  __device__ __forceinline__ std::uint32_t dq() const { return base + T::kDqOffset; }
+  __device__ __forceinline__ std::uint32_t lse(int s) const {
+    return base + T::kLseOffset + std::uint32_t(s * T::kBlockM * 4);
+  }
+  __device__ __forceinline__ std::uint32_t delta(int s) const {
+    return base + T::kDeltaOffset + std::uint32_t(s * T::kBlockM * 4);
+  }
+  __device__ __forceinline__ std::uint32_t barrier(int i) const {
+    return base + T::kBarrierOffset + std::uint32_t(8 * i);
+  }
+  __device__ __forceinline__ std::uint32_t kv_full() const { return barrier(0); }
+  __device__ __forceinline__ std::uint32_t kv_empty() const { return barrier(1); }
+  __device__ __forceinline__ std::uint32_t dq_full() const { return barrier(2); }
+  __device__ __forceinline__ std::uint32_t dq_empty() const { return barrier(3); }
+  __device__ __forceinline__ std::uint32_t q_full(int s) const { return barrier(4 + s); }
+  __device__ __forceinline__ std::uint32_t q_empty(int s) const {
+    return barrier(4 + T::kStages + s);
+  }
+  __device__ __forceinline__ std::uint32_t do_full(int s) const {
+    return barrier(4 + 2 * T::kStages + s);
+  }
+  __device__ __forceinline__ std::uint32_t do_empty(int s) const {
+    return barrier(4 + 3 * T::kStages + s);
+  }
+
+  // Arrivals: full barriers, the TMA thread (plus the copies' bytes); K/V empty, one thread per
+  // consumer warpgroup once its dK/dV store has read K's and V's buffers; Q, dO empty, one per
+  // consumer warp; dQ full, every consumer thread (each fences its staging writes for the async
+  // proxy); dQ empty, the reduce warp's lane 0.
+  __device__ __forceinline__ void init_barriers() const {
+    mbarrier_init(kv_full(), 1);
+    mbarrier_init(kv_empty(), kConsumerWarpgroups);
+    mbarrier_init(dq_full(), kConsumerThreads);
+    mbarrier_init(dq_empty(), 1);
+#pragma unroll
+    for (int s = 0; s < T::kStages; ++s) {
+      mbarrier_init(q_full(s), 1);
+      mbarrier_init(q_empty(s), T::kConsumerWarps);
+      mbarrier_init(do_full(s), 1);
+      mbarrier_init(do_empty(s), T::kConsumerWarps);
+    }
+    fence_barrier_init();
+  }
+};
+
+// ---- producer warpgroup ----
+
+// Warp 0, lane 0: K and V once per tile, then Q with its rows' LSE * log2 e, and dO with its rows'
+// D, of every query iteration into the ring (the padded workspace rows need no bounds checks).
+template <class T>
+__device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap<T>& smem,
+                                          const BwdTile& tile, std::uint32_t tiles_done,
+                                          PipelineState& ring) {
+  mbarrier_wait(smem.kv_empty(), (tiles_done & 1u) ^ 1u);
+  mbarrier_arrive_expect_tx(smem.kv_full(), 2 * T::kKvBytes);
+#pragma unroll
+  for (int cb = 0; cb < T::kColumnBlocks; ++cb) {
+    const std::uint32_t offset = std::uint32_t(cb * T::kKvBlockBytes);
+    tma_load_3d(smem.k() + offset, &p.k_map, smem.kv_full(), cb * kColumnBlock,
+                tile.n_block * T::kBlockN, tile.bh_kv);
+    tma_load_3d(smem.v() + offset, &p.v_map, smem.kv_full(), cb * kColumnBlock,
+                tile.n_block * T::kBlockN, tile.bh_kv);
+  }
+  BwdQueryBlock qb = query_block(p, tile, 0);
+#pragma unroll 1
+  for (int i = 0; i < tile.iterations; ++i) {
+    const int m0 = qb.m_block * T::kBlockM;
+    const int row = qb.bh_q * p.rows_padded + m0;  // < 2^31 rows: dq_accum has rows * d floats
+    mbarrier_wait(smem.q_empty(ring.index), ring.phase ^ 1u);
+    mbarrier_arrive_expect_tx(smem.q_full(ring.index), T::kQBytes + T::kStatBytes);
+#pragma unroll
+    for (int cb = 0; cb < T::kColumnBlocks; ++cb)
+      tma_load_3d(smem.q(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.q_map,
+                  smem.q_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
+    bulk_load(smem.lse(ring.index), p.lse_log2 + row, T::kStatBytes, smem.q_full(ring.index));
+    mbarrier_wait(smem.do_empty(ring.index), ring.phase ^ 1u);
+    mbarrier_arrive_expect_tx(smem.do_full(ring.index), T::kQBytes + T::kStatBytes);
+#pragma unroll
+    for (int cb = 0; cb < T::kColumnBlocks; ++cb)
+      tma_load_3d(smem.dout(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.do_map,
+                  smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
+    bulk_load(smem.delta(ring.index), p.delta + row, T::kStatBytes, smem.do_full(ring.index));
+    ring.template advance<T::kStages>();
+    if (++qb.m_block == p.m_blocks) {  // the next query head of the group
+      qb.m_block = tile.m_first;
+      ++qb.bh_q;
+    }
+  }
+}
+
+// Warp 1 (kBulkReduce): adds each query iteration's dQ tile, staged by the consumers, into the
+// float32 accumulator, one bulk reduce-add per row (padding rows included: never read).
+template <class T>
+__device__ __forceinline__ void reduce_dq(const BwdParams& p, const BwdSharedMap<T>& smem,
+                                          const BwdTile& tile, std::uint32_t& dq_tiles) {
+  const int lane = int(threadIdx.x) % kWarpSize;
+#pragma unroll 1
+  for (int i = 0; i < tile.iterations; ++i) {
+    const BwdQueryBlock qb = query_block(p, tile, i);
+    float* rows =
+        p.dq_accum +
+        (std::int64_t(qb.bh_q) * p.rows_padded + qb.m_block * T::kBlockM + lane) * T::kHeadDim;
+    std::uint32_t staged = smem.dq() + std::uint32_t(lane * T::kDqRowBytes);
+    mbarrier_wait(smem.dq_full(), dq_tiles & 1u);
+#pragma unroll
+    for (int r = 0; r < T::kBlockM / kWarpSize; ++r) {
+      bulk_reduce_add_f32(rows, staged, T::kHeadDim * 4);
+      rows += kWarpSize * T::kHeadDim;
+      staged += kWarpSize * T::kDqRowBytes;
+    }
+    tma_store_commit();
+    tma_store_wait_read();
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(smem.dq_empty());
+    ++dq_tiles;
+  }
+}
+
+// ---- consumer GEMMs (one warpgroup) ----
+
+// acc (64 x N) = A B^T over `steps` k16 slices, both operands K-major in shared memory (A rows
+// `a_rows` apart per column block, B's column blocks `b_block_bytes` apart).
+template <int N, bool IsBf16, int Steps, int ABlockBytes, int BBlockBytes, bool TransposedB>
+__device__ __forceinline__ void gemm_ss(float (&acc)[N / 2], std::uint32_t a, std::uint32_t b,
+                                        bool accumulate) {
+  fence_operands(acc);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < Steps; ++ks) {
+    const int cb = ks / (kColumnBlock / kMmaK);
+    const int in_block = (ks % (kColumnBlock / kMmaK)) * kMmaK * 2;
+    const std::uint64_t desc_a = kmajor_descriptor(a + std::uint32_t(cb * ABlockBytes + in_block));
+    if constexpr (TransposedB) {
+      // B N-major (K as B for dQ = dS K): 16 k rows per step, column blocks BBlockBytes apart.
+      Wgmma<N, IsBf16>::ss_tb(
+          acc, desc_a,
+          mnmajor_descriptor(b + std::uint32_t(ks * kMmaK * kSwizzleBytes), BBlockBytes),
+          accumulate || ks > 0);
+    } else {
+      Wgmma<N, IsBf16>::ss(acc, desc_a,
+                           kmajor_descriptor(b + std::uint32_t(cb * BBlockBytes + in_block)),
+                           accumulate || ks > 0);
+    }
+  }
+  wgmma_commit();
+  fence_operands(acc);
+}
+
+// acc (64 keys x d) += A B: A (keys x queries) from registers, B (queries x d) N-major in shared
+// memory (Q or dO, column blocks kQBlockBytes apart). Issued only: the caller fences and commits.
+template <class T>
+__device__ __forceinline__ void rs_issue(float (&acc)[T::kAccRegs], std::uint32_t (&a)[T::kPRegs],
+                                         std::uint32_t b) {
+  fence_operands(acc);
+  fence_operands(a);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < T::kBlockM / kMmaK; ++ks) {
+    const std::uint32_t frag[4] = {a[4 * ks], a[4 * ks + 1], a[4 * ks + 2], a[4 * ks + 3]};
+    Wgmma<T::kHeadDim, T::kIsBf16>::rs(
+        acc, frag, mnmajor_descriptor(b + std::uint32_t(ks * T::kRowStepBytes), T::kQBlockBytes),
+        1);
+  }
+}
+template <class T>
+__device__ __forceinline__ void gemm_rs(float (&acc)[T::kAccRegs], std::uint32_t (&a)[T::kPRegs],
+                                        std::uint32_t b) {
+  rs_issue<T>(acc, a, b);
+  wgmma_commit();
+  fence_operands(acc);
+}
+
+template <class T>
+__device__ __forceinline__ void convert_pairs(const float (&x)[T::kSRegs],
+                                              std::uint32_t (&packed)[T::kPRegs]) {
+#pragma unroll
+  for (int i = 0; i < T::kPRegs; ++i)
+    packed[i] = pack_pair<typename T::Element>(x[2 * i], x[2 * i + 1]);
+}
+
+// dS^T (this warpgroup's 64 keys x kBlockM queries, packed) into column block w of the dS tile,
+// transposed to [query][key] with the 128-byte swizzle (stmatrix .trans: conflict-free).
+template <class T>
+__device__ __forceinline__ void store_ds(const std::uint32_t (&ds)[T::kPRegs], std::uint32_t tile,
+                                         int wg) {
+  const int lane = int(threadIdx.x) % kWarpSize;
+  const int warp = (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize;
+  const int matrix = lane / 8;
+  const int row = lane % 8;
+  const int chunk = 2 * warp + matrix % 2;  // keys 16 warp + 8 (matrix % 2) .. +7
+  const std::uint32_t block = tile + std::uint32_t(wg * T::kDsBlockBytes);
+#pragma unroll
+  for (int j = 0; j < T::kBlockM / 8; j += 2) {
+    const int query = 8 * (j + matrix / 2) + row;
+    stmatrix_x4_trans(block + std::uint32_t(query * kSwizzleBytes + ((chunk ^ row) * 16)),
+                      ds[2 * j], ds[2 * j + 1], ds[2 * j + 2], ds[2 * j + 3]);
+  }
+}
+
+// One warp lane signals that its warp is done with a buffer (empty barriers count warps).
+__device__ __forceinline__ void release_buffer(std::uint32_t empty_barrier) {
+  if (threadIdx.x % kWarpSize == 0) mbarrier_arrive(empty_barrier);
+}
+
+struct BwdConsumerState {
+  PipelineState ring;
+  std::uint32_t iterations = 0;  // query iterations so far (dS stage, dQ staging phase)
+  std::uint32_t tiles = 0;
+};
+
+// A 64-column chunk of this warpgroup's dQ out: into the staging tile for the reduce warp, or
+// atomics.
+template <class T>
+__device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T>& smem,
+                                        const float (&dq)[T::kDqRegs], int row0, int col0, int bh_q,
+                                        int m0, std::uint32_t iteration) {
+  const int lane = int(threadIdx.x) % kWarpSize;
+  const int g = lane / 4, t = lane % 4;
+  const int warp_row = row0 + (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 + g;
+  if constexpr (T::kBulkReduce) {
+    mbarrier_wait(smem.dq_empty(), (iteration & 1u) ^ 1u);
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      const std::uint32_t row = smem.dq() + std::uint32_t((warp_row + 8 * h) * T::kDqRowBytes);
+#pragma unroll
+      for (int j = 0; j < kColumnBlock / 8; ++j)
+        asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
+                         row + std::uint32_t((col0 + 8 * j + 2 * t) * 4)),
+                     "f"(dq[4 * j + 2 * h]), "f"(dq[4 * j + 2 * h + 1])
+                     : "memory");
+    }
+    fence_proxy_async_shared();
+    mbarrier_arrive(smem.dq_full());
+  } else {
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      const int row = m0 + warp_row + 8 * h;
+      float* out =
+          p.dq_accum + (std::int64_t(bh_q) * p.rows_padded + row) * T::kHeadDim + col0 + 2 * t;
+#pragma unroll
+      for (int j = 0; j < kColumnBlock / 8; ++j)
+        atomicAdd(reinterpret_cast<float2*>(out + 8 * j),
+                  make_float2(dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]));
+    }
+  }
+}
+
+// P^T = 2^(S^T scale log2 e - LSE log2 e) in place; keys past seqlen_k or past a query's causal
+// limit get 0. `key0`: this thread's first key row; m0: the query block's first row.
+template <class T>
+__device__ __forceinline__ void probabilities(const BwdParams& p, float (&s)[T::kSRegs],
+                                              std::uint32_t lse, int key0, int n_block, int m0) {
+  const int t = int(threadIdx.x) % 4;
+#pragma unroll
+  for (int j = 0; j < T::kBlockM / 8; ++j) {
+    float l0, l1;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
+                 : "=f"(l0), "=f"(l1)
+                 : "r"(lse + std::uint32_t((8 * j + 2 * t) * 4)));
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      s[4 * j + 2 * h] = fast_exp2(fmaf(s[4 * j + 2 * h], p.scale_log2, -l0));
+      s[4 * j + 2 * h + 1] = fast_exp2(fmaf(s[4 * j + 2 * h + 1], p.scale_log2, -l1));
+    }
+  }
+  const int causal_shift = p.seqlen_k - p.seqlen_q;
+  const int key_end = n_block * T::kBlockN + T::kBlockN;
+  if (key_end > p.seqlen_k || (p.causal && key_end - 1 > m0 + causal_shift)) {
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      const int key = key0 + 8 * h;
+      const int first_query = p.causal ? key - causal_shift : 0;  // query >= this sees the key
+#pragma unroll
+      for (int j = 0; j < T::kBlockM / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c)
+          if (key >= p.seqlen_k || m0 + 8 * j + 2 * t + c < first_query)
+            s[4 * j + 2 * h + c] = 0.0f;
+    }
+  }
+}
+
+// dS^T = P^T (dP^T - D), in place of dP^T.
+template <class T>
+__device__ __forceinline__ void score_gradients(const float (&pt)[T::kSRegs],
+                                                float (&dpt)[T::kSRegs], std::uint32_t delta) {
+  const int t = int(threadIdx.x) % 4;
+#pragma unroll
+  for (int j = 0; j < T::kBlockM / 8; ++j) {
+    float d0, d1;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
+                 : "=f"(d0), "=f"(d1)
+                 : "r"(delta + std::uint32_t((8 * j + 2 * t) * 4)));
+#pragma unroll
+    for (int h = 0; h < kRowsPerThread; ++h) {
+      dpt[4 * j + 2 * h] = pt[4 * j + 2 * h] * (dpt[4 * j + 2 * h] - d0);
+      dpt[4 * j + 2 * h + 1] = pt[4 * j + 2 * h + 1] * (dpt[4 * j + 2 * h + 1] - d1);
+    }
+  }
+}
+
+// Consumer warpgroup `wg`'s query loop over one tile: dV (and/or dK, dQ as T::kOutputs says)
+// for the CTA's key block. With dK and dQ the loop is software-pipelined so that the tensor cores
+// always have queued work from this warpgroup except during its exp2 and dS: per iteration i
+//   issue dP(i); wait S(i) (dV, dK of i-1 are done too: free Q, dO of i-1); P(i) (exp2, while
+//   dP(i) runs); wait dP(i); dS(i) to shared memory; bar.sync; issue dQ(i), then dV(i) + dK(i),
+//   then S(i+1); wait dQ(i) and hand it on (while dV, dK, S(i+1) run).
+// Commit groups complete in order, which the wait counts below rely on.
+template <class T>
+__device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdSharedMap<T>& smem,
+                                             BwdConsumerState& st, int wg, const BwdTile& tile,
+                                             float (&dv)[T::kAccRegs], float (&dk)[T::kAccRegs]) {
+  const std::uint32_t k_wg = smem.k() + std::uint32_t(wg * T::kWarpgroupKvBytes);
+  const std::uint32_t v_wg = smem.v() + std::uint32_t(wg * T::kWarpgroupKvBytes);
+  const int key0 = tile.n_block * T::kBlockN + wg * kBwdKeysPerWarpgroup +
+                   (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 +
+                   (int(threadIdx.x) % kWarpSize) / 4;
+  float s[T::kSRegs];
+  float dp[T::kSRegs];
+  std::uint32_t pp[T::kPRegs];
+  std::uint32_t dsp[T::kPRegs];
+  const auto issue_s = [&](const PipelineState& at) {
+    mbarrier_wait(smem.q_full(at.index), at.phase);
+    gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes, false>(
+        s, k_wg, smem.q(at.index), false);
+  };
+  const auto release_stage = [&](int index) {
+    release_buffer(smem.q_empty(index));
+    release_buffer(smem.do_empty(index));
+  };
+
+  if constexpr (!T::kDkDq) {
+    // dV alone (hd256's first pass): S, P, dV in sequence.
+    for (int i = 0; i < tile.iterations; ++i) {
+      const BwdQueryBlock qb = query_block(p, tile, i);
+      const PipelineState at = st.ring;
+      issue_s(at);
+      wgmma_wait<0>();
+      fence_operands(s);
+      probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, qb.m_block * T::kBlockM);
+      mbarrier_wait(smem.do_full(at.index), at.phase);
+      convert_pairs<T>(s, pp);
+      gemm_rs<T>(dv, pp, smem.dout(at.index));
+      wgmma_wait<0>();
+      fence_operands(dv);
+      fence_operands(pp);
+      release_stage(at.index);
+      st.ring.template advance<T::kStages>();
+    }
+    return;
+  } else {
+    if (tile.iterations == 0) return;
+    // S(i+1) is issued early only with a second ring stage: with one (hd256), Q(i+1) lands in
+    // the stage that iteration i frees, so S(i) is issued at the top of iteration i instead.
+    constexpr bool kEarlyS = T::kStages > 1;
+    if constexpr (kEarlyS) issue_s(st.ring);
+    int previous = 0;  // the ring stage of iteration i - 1
+    BwdQueryBlock qb = query_block(p, tile, 0);
+    for (int i = 0; i < tile.iterations; ++i) {
+      const int m0 = qb.m_block * T::kBlockM;
+      const PipelineState at = st.ring;
+      const auto free_previous = [&]() {
+        fence_operands(pp);
+        fence_operands(dsp);
+        fence_operands(dk);
+        if constexpr (T::kDv) fence_operands(dv);
+        release_stage(previous);
+      };
+      if constexpr (!kEarlyS) {
+        if (i > 0) {
+          wgmma_wait<0>();  // dV(i-1), dK(i-1)
+          free_previous();
+        }
+        issue_s(at);
+      }
+      mbarrier_wait(smem.do_full(at.index), at.phase);
+      gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes,
+              false>(dp, v_wg, smem.dout(at.index), false);
+      wgmma_wait<1>();  // S(i), and dV(i-1), dK(i-1) before it
+      fence_operands(s);
+      if (kEarlyS && i > 0) free_previous();
+      probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, m0);
+      wgmma_wait<0>();
+      fence_operands(dp);
+      score_gradients<T>(s, dp, smem.delta(at.index));
+      if constexpr (T::kDv) convert_pairs<T>(s, pp);
+      convert_pairs<T>(dp, dsp);
+      const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
+      store_ds<T>(dsp, ds_tile, wg);
+      // Both warpgroups' dS columns are in shared memory before either reads the whole tile.
+      fence_proxy_async_shared();
+      named_barrier_sync(kDsReadyBarrier, kConsumerThreads);
+      const int dq_row0 = T::kDqSplitRows ? wg * kMmaM : 0;
+      const int dq_col0 = T::kDqSplitRows ? 0 : wg * T::kDqCols;
+      float dq[T::kDqRegs];
+      gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
+              true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
+                    smem.k() + std::uint32_t(dq_col0 / kColumnBlock * T::kKvBlockBytes), false);
+      // dV += P^T dO and dK += dS^T Q as one commit group.
+      if constexpr (T::kDv) rs_issue<T>(dv, pp, smem.dout(at.index));
+      rs_issue<T>(dk, dsp, smem.q(at.index));
+      wgmma_commit();
+      const bool has_next = i + 1 < tile.iterations;
+      previous = at.index;
+      st.ring.template advance<T::kStages>();
+      if (kEarlyS && has_next) {
+        issue_s(st.ring);
+        wgmma_wait<2>();
+      } else {
+        wgmma_wait<1>();
+      }
+      fence_operands(dq);
+      emit_dq<T>(p, smem, dq, dq_row0, dq_col0, qb.bh_q, m0, st.iterations);
+      // Further 64-column chunks (hd256): issued and reduced one after the other.
+#pragma unroll
+      for (int chunk = 1; chunk < T::kDqChunks; ++chunk) {
+        const int col0 = dq_col0 + chunk * kColumnBlock;
+        gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
+                true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
+                      smem.k() + std::uint32_t(col0 / kColumnBlock * T::kKvBlockBytes), false);
+        wgmma_wait<0>();
+        fence_operands(dq);
+        emit_dq<T>(p, smem, dq, dq_row0, col0, qb.bh_q, m0, st.iterations);
+      }
+      ++st.iterations;
+      if (++qb.m_block == p.m_blocks) {  // the next query head of the group
+        qb.m_block = tile.m_first;
+        ++qb.bh_q;
+      }
+    }
+    wgmma_wait<0>();
+    fence_operands(pp);
+    fence_operands(dsp);
+    fence_operands(dk);
+    if constexpr (T::kDv) fence_operands(dv);
+    release_stage(previous);
+  }
+}
+
+}  // namespace fa4::kernels::fa3

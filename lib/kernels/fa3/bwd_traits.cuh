@@ -1,0 +1,147 @@
+// fa3_bwd's configuration: the variant switches, the tile sizes, shared-memory offsets and
+// barrier counts derived from the element type, the head dim and the pass's outputs, with a
+// static_assert per invariant, and the kernel's parameters. Algorithm: fa3_bwd.cu's header.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/fa3/traits.cuh"
+
+namespace fa4::kernels::fa3 {
+
+// What one launch of the main kernel computes. hd256 runs it twice (dv, then dk_dq): dK and dV
+// of one warpgroup's 64 keys at d = 256 are 2 x 128 fp32 registers per thread, more than the 240
+// a consumer warpgroup has (fa3_bwd.cu's header says what that costs).
+enum class BwdOutputs { all, dv, dk_dq };
+
+struct BwdVariant {
+  // dQ partials leave through a shared-memory tile that a producer warp adds into the float32
+  // accumulator with bulk reduce-adds (cp.reduce.async.bulk .add.f32), one per row; else each
+  // consumer thread adds its registers with vector atomics (red.global.add.v2.f32).
+  bool dq_bulk_reduce = true;
+};
+
+inline constexpr int kBwdKeysPerWarpgroup = kMmaM;  // each consumer warpgroup owns 64 keys
+// Named barriers (0 is __syncthreads; ids 1-4 belong to the forward and are not used here):
+// both consumer warpgroups after writing dS (before dQ = dS K), both before the dK/dV epilogue
+// reuses K's and V's shared memory, and each warpgroup's own before its TMA store.
+inline constexpr int kDsReadyBarrier = 5;
+inline constexpr int kKvDoneBarrier = 6;
+inline constexpr int kBwdStoreBarrier = 7;  // + warpgroup
+
+template <typename ElementT, int HeadDim, BwdVariant V, BwdOutputs Out>
+struct BwdTraits {
+  using Element = ElementT;
+  static constexpr bool kIsBf16 = __is_same(ElementT, __nv_bfloat16);
+  static constexpr int kHeadDim = HeadDim;
+  static constexpr BwdOutputs kOutputs = Out;
+  static constexpr bool kDv = Out != BwdOutputs::dk_dq;
+  static constexpr bool kDkDq = Out != BwdOutputs::dv;
+
+  // Keys (the wgmma M dimension of S^T, dP^T, dV, dK) and queries per block (FA3's, hopper/
+  // flash_bwd_launch_template.h): 128 x 128 at hd64, 128 keys x 64 queries at hd128 and hd256.
+  static constexpr int kBlockN = kConsumerWarpgroups * kBwdKeysPerWarpgroup;
+  static constexpr int kBlockM = HeadDim == 64 ? 128 : 64;
+  // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
+  static constexpr int kStages = HeadDim == 256 ? 1 : 2;
+  static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
+  static constexpr bool kBulkReduce = V.dq_bulk_reduce && HeadDim != 256;
+  static constexpr int kThreads = (1 + kConsumerWarpgroups) * kWarpgroupThreads;
+  static constexpr int kConsumerWarps = kConsumerWarpgroups * kWarpsPerWarpgroup;
+
+  static constexpr int kColumnBlocks = HeadDim / kColumnBlock;
+  static constexpr int kKvBlockBytes = kBlockN * kSwizzleBytes;  // one 64-column block of K/V
+  static constexpr int kQBlockBytes = kBlockM * kSwizzleBytes;   // of Q or dO
+  static constexpr int kKvBytes = kColumnBlocks * kKvBlockBytes;
+  static constexpr int kQBytes = kColumnBlocks * kQBlockBytes;
+  static constexpr int kWarpgroupKvBytes = kBwdKeysPerWarpgroup * kSwizzleBytes;
+  // dS [kBlockM queries][kBlockN keys], K-major for dQ = dS K: warpgroup w's keys are column
+  // block w.
+  static constexpr int kDsBlockBytes = kBlockM * kSwizzleBytes;
+  static constexpr int kDsBytes = (kBlockN / kColumnBlock) * kDsBlockBytes;
+
+  // dQ = dS K per warpgroup: 64 rows (kBlockM = 128: rows 64w..) by every head dim, or all 64
+  // rows by half the head dims (kBlockM = 64: columns w d/2..).
+  static constexpr bool kDqSplitRows = kBlockM == 2 * kMmaM;
+  static constexpr int kDqCols = kDqSplitRows ? HeadDim : HeadDim / 2;
+  // The dQ staging tile for the bulk reduce: float32 rows padded by 32 bytes so that the
+  // accumulator's float2 stores hit 32 distinct banks per half warp.
+  static constexpr int kDqRowBytes = HeadDim * 4 + 32;
+  static constexpr int kDqStageBytes = kBulkReduce ? kBlockM * kDqRowBytes : 0;
+
+  // Per-thread register tiles (wgmma accumulator layout: N / 2 fp32 per thread).
+  static constexpr int kSRegs = kBlockM / 2;    // S^T, dP^T: 64 keys x kBlockM queries
+  static constexpr int kPRegs = kBlockM / 4;    // P^T, dS^T packed 16-bit pairs
+  static constexpr int kAccRegs = HeadDim / 2;  // dV, dK: 64 keys x d
+  // dQ = dS K runs in 64-column chunks (one at hd64/hd128, two at hd256), 32 registers each.
+  static constexpr int kDqChunks = kDqCols / kColumnBlock;
+  static constexpr int kDqRegs = kColumnBlock / 2;
+  static constexpr int kKStepBytes = kMmaK * 2;
+  static constexpr int kKStepsPerColumnBlock = kColumnBlock / kMmaK;
+  static constexpr int kRowStepBytes = kMmaK * kSwizzleBytes;  // 16 rows of an N-major operand
+
+  // Shared memory (each tile 1024-byte aligned): K, V, Q stages, dO stages, dS stages, the dQ
+  // staging tile, LSE * log2 e and D per stage (kBlockM floats each), barriers.
+  static constexpr int kKOffset = 0;
+  static constexpr int kVOffset = kKOffset + kKvBytes;
+  static constexpr int kQOffset = kVOffset + kKvBytes;
+  static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
+  static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;
+  static constexpr int kDqOffset = kDsOffset + kDsStages * kDsBytes;
+  static constexpr int kLseOffset = kDqOffset + kDqStageBytes;
+  static constexpr int kStatBytes = kBlockM * 4;  // LSE * log2 e or D of one query block
+  static constexpr int kDeltaOffset = kLseOffset + kStages * kStatBytes;
+  static constexpr int kBarrierOffset = kDeltaOffset + kStages * kStatBytes;
+  // kv_full, kv_empty, dq_full, dq_empty, q_full[S], q_empty[S], do_full[S], do_empty[S]
+  static constexpr int kBarriers = 4 + 4 * kStages;
+  static constexpr int kSharedBytes = kBarrierOffset + kBarriers * 8 + kSwizzleAtomBytes;
+
+  static_assert(HeadDim == 64 || HeadDim == 128 || HeadDim == 256, "tiles for hd 64/128/256");
+  static_assert(sizeof(Element) == 2, "16-bit operands (bf16, fp16)");
+  static_assert(HeadDim != 256 || Out != BwdOutputs::all,
+                "hd256 splits dV from dK/dQ (registers), see BwdOutputs");
+  static_assert(kBlockN / kColumnBlock == kConsumerWarpgroups,
+                "dS column block w holds warpgroup w's keys");
+  static_assert(kBlockM % kMmaM == 0 && kBlockM <= 2 * kMmaM, "dQ rows: one or two m64 tiles");
+  static_assert(kDqCols % kColumnBlock == 0, "dQ columns are whole 64-column blocks of K");
+  static_assert(!kBulkReduce || kDqChunks == 1, "the staging tile takes one chunk per iteration");
+  static_assert(kBlockM % 16 == 0 && kBlockM <= 256, "S^T's N: a multiple of 16 up to 256");
+  static_assert(kQBlockBytes % kSwizzleAtomBytes == 0 && kKvBlockBytes % kSwizzleAtomBytes == 0 &&
+                    kWarpgroupKvBytes % kSwizzleAtomBytes == 0,
+                "every tile and warpgroup slice starts 1024-byte aligned");
+  static_assert(kDqOffset % kSwizzleAtomBytes == 0, "tiles before the dQ staging stay aligned");
+  static_assert(kDqRowBytes % 16 == 0 && kLseOffset % 16 == 0, "bulk copies: 16-byte aligned");
+  static_assert(kSharedBytes <= kMaxSharedBytes, "tiles exceed the 227 KiB of shared memory");
+};
+
+// What the kernel reads: tensor maps ({headdim, seqlen, batch * heads} views, boxes of {64, rows,
+// 1}), the float32 inputs and the dQ accumulator, and the problem's sizes.
+struct BwdParams {
+  CUtensorMap q_map;   // boxes of {64, kBlockM}
+  CUtensorMap do_map;  // as q_map
+  CUtensorMap k_map;   // boxes of {64, kBlockN}
+  CUtensorMap v_map;
+  CUtensorMap dk_map;  // boxes of {64, 64}: one warpgroup's keys
+  CUtensorMap dv_map;
+  // The backward workspace (bwd_common.hpp), rows_padded rows per head: LSE * log2 e (+inf where
+  // no key is seen), D = rowsum(dO o O), and the zeroed float32 dQ accumulator (one slot).
+  const float* lse_log2;
+  const float* delta;
+  float* dq_accum;  // [batch][heads_q][rows_padded][headdim]
+  int seqlen_q;
+  int seqlen_k;
+  int heads_q;
+  int heads_kv;
+  int heads_per_kv_head;
+  int batch;
+  int rows_padded;  // seqlen_q rounded up to bwd::kRowAlignment (a multiple of kBlockM)
+  int m_blocks;     // ceil(seqlen_q / kBlockM)
+  int n_blocks;     // ceil(seqlen_k / kBlockN)
+  int tiles;        // n_blocks * heads_kv * batch
+  bool causal;
+  int causal_group;  // kv heads per scheduling section (causal)
+  float scale;       // softmax scale 1 / sqrt(headdim)
+  float scale_log2;  // scale * log2(e)
+};
+
+}  // namespace fa4::kernels::fa3

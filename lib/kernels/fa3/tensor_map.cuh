@@ -1,0 +1,65 @@
+// Host helpers for TMA tensor maps over the attention tensors: the driver's cuTensorMapEncodeTiled
+// (looked up once through the runtime, so no driver library is linked) and the 3-D view
+// {headdim, seqlen, batch * heads} of a [batch][heads][seqlen][headdim] 16-bit tensor, in boxes
+// of {64, rows, 1} with the 128-byte swizzle the wgmma descriptors expect (TMA zero-fills rows
+// past a sequence's end without touching the next head, and clips stores there). Used by
+// fa3_bwd; the same helpers as the forward's launch.cuh, for it to share once its host side has
+// its own file.
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "kernels/cuda_status.hpp"
+
+namespace fa4::kernels::fa3::tma {
+
+inline Result<PFN_cuTensorMapEncodeTiled_v12000> tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  if (encode != nullptr) return encode;
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  constexpr unsigned kDriverApiVersion = 12000;  // the cuTensorMapEncodeTiled signature used here
+  if (Status status = cuda_status(
+          cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, kDriverApiVersion,
+                                           cudaEnableDefault, &found),
+          "looking up cuTensorMapEncodeTiled");
+      !status)
+    return status.error();
+  if (found != cudaDriverEntryPointSuccess || function == nullptr)
+    return Error{"the CUDA driver has no cuTensorMapEncodeTiled; update the driver (>= 12.0)"};
+  encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+  return encode;
+}
+
+inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v12000 encode,
+                                                const void* data, Dtype dtype, std::int64_t headdim,
+                                                std::int64_t seqlen, std::int64_t rows_of_heads,
+                                                int box_rows) {
+  constexpr int kBoxColumns = 64;  // 16-bit elements in one 128-byte swizzled row
+  CUtensorMap map{};
+  const cuuint64_t dims[3] = {cuuint64_t(headdim), cuuint64_t(seqlen), cuuint64_t(rows_of_heads)};
+  const cuuint64_t strides[2] = {cuuint64_t(headdim * 2), cuuint64_t(seqlen * headdim * 2)};
+  const cuuint32_t box[3] = {cuuint32_t(kBoxColumns), cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult result = encode(
+      &map,
+      dtype == Dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
+      const_cast<void*>(data), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
+                 " (box {64, " + std::to_string(box_rows) + ", 1} over {" +
+                 std::to_string(headdim) + ", " + std::to_string(seqlen) + ", " +
+                 std::to_string(rows_of_heads) + "})"};
+  return map;
+}
+
+}  // namespace fa4::kernels::fa3::tma

@@ -1,0 +1,98 @@
+#include "orchestration/kernel_models.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fa4::orchestration {
+namespace {
+
+using model::Algorithm;
+
+// Our fa2 takes 64-key blocks at every head dim (lib/kernels/fa2.cu: 128 at hd64 spilled); the
+// model's FA2 takes FA2's own 128 at hd64 (64 above, as ours).
+constexpr ForcedTile kFa2Tiles[] = {{64, {128, 64}}};
+// fa3's key blocks without key_blocks_for's choice by sequence length (lib/kernels/fa3/traits.cuh,
+// kBlockN): the ablation variants launch these at every seqlen, where fa3 (and the model's fa3
+// tile) takes 192 keys at hd64 from seqlen_k 4096 and 48 at hd256 up to seqlen_k 512.
+constexpr ForcedTile kFa3StandardTiles[] = {{64, {128, 128}}, {128, {128, 128}}, {256, {128, 80}}};
+// fa3_wide: FA3's wide blocks at hd64 and hd128; hd256 has none (80 keys at every seqlen).
+constexpr ForcedTile kFa3WideTiles[] = {{64, {128, 192}}, {128, {128, 176}}, {256, {128, 80}}};
+// fa3_narrow: 48-key blocks at hd256 at every seqlen; fa3 itself at hd64 and hd128.
+constexpr ForcedTile kFa3NarrowTiles[] = {{256, {128, 48}}};
+
+// fa4 rescales conditionally from this seqlen_k and runs fa3's softmax below (lib/kernels/fa4/
+// fa4.cu, launch_fa4_best): there it is predicted as the model's fa4 with both techniques off,
+// which the model makes fa3's tile exactly. The fa4_e*_r1 grid rescales conditionally always, the
+// fa4_e*_r0 grid never; their shares are whole eighths of each row (e12: 12.5%).
+constexpr std::int64_t kFa4ConditionalRescaleFrom = 4096;
+constexpr std::int64_t kAlways = 0;
+
+// The ablations: the model's Hopper overlap share (factors.hpp, kHopperPingPongHiddenShare) was
+// fitted to fa3 with all three of FA3's scheduling ideas on, and the model has no term for any
+// one of them alone. Predicting them as fa3 at their own key blocks makes measured / predicted
+// the ablation's cost.
+constexpr std::string_view kNoPingPong =
+    "fa3 at the same key blocks: the model has no term for ping-pong alone";
+constexpr std::string_view kNoOverlap =
+    "fa3 at the same key blocks: the model has no term for intra-warpgroup overlap alone";
+constexpr std::string_view kNoWarpSpecialization =
+    "fa3 at the same key blocks: the model has no term for warp specialization (a producer "
+    "warpgroup, register reallocation; without it fa3_no_ws also drops ping-pong and keeps one Q "
+    "buffer)";
+
+constexpr Pass kFwd = Pass::fwd;
+constexpr std::span<const ForcedTile> kModelsTile;  // the model's own tile for the algorithm
+
+// kernel, algorithm, pass, tiles, exp2 emulated share, conditional rescaling from seqlen_k,
+// approximation.
+constexpr KernelModel kKernelModels[] = {
+    {"naive", Algorithm::naive, kFwd, kModelsTile, 0, kNever, ""},
+    {"fa2", Algorithm::fa2, kFwd, kFa2Tiles, 0, kNever, ""},
+    {"fa3", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, ""},
+    {"fa3_no_pingpong", Algorithm::fa3, kFwd, kFa3StandardTiles, 0, kNever, kNoPingPong},
+    {"fa3_no_overlap", Algorithm::fa3, kFwd, kFa3StandardTiles, 0, kNever, kNoOverlap},
+    {"fa3_no_ws", Algorithm::fa3, kFwd, kFa3StandardTiles, 0, kNever, kNoWarpSpecialization},
+    {"fa3_wide", Algorithm::fa3, kFwd, kFa3WideTiles, 0, kNever, ""},
+    {"fa3_narrow", Algorithm::fa3, kFwd, kFa3NarrowTiles, 0, kNever, ""},
+    {"fa4", Algorithm::fa4, kFwd, kModelsTile, 0, kFa4ConditionalRescaleFrom, ""},
+    {"fa4_e0_r0", Algorithm::fa4, kFwd, kModelsTile, 0, kNever, ""},
+    {"fa4_e0_r1", Algorithm::fa4, kFwd, kModelsTile, 0, kAlways, ""},
+    {"fa4_e12_r0", Algorithm::fa4, kFwd, kModelsTile, 0.125, kNever, ""},
+    {"fa4_e12_r1", Algorithm::fa4, kFwd, kModelsTile, 0.125, kAlways, ""},
+    {"fa4_e25_r0", Algorithm::fa4, kFwd, kModelsTile, 0.25, kNever, ""},
+    {"fa4_e25_r1", Algorithm::fa4, kFwd, kModelsTile, 0.25, kAlways, ""},
+    {"fa4_e50_r0", Algorithm::fa4, kFwd, kModelsTile, 0.5, kNever, ""},
+    {"fa4_e50_r1", Algorithm::fa4, kFwd, kModelsTile, 0.5, kAlways, ""},
+    {"fa4_e100_r1", Algorithm::fa4, kFwd, kModelsTile, 1.0, kAlways, ""},
+};
+
+}  // namespace
+
+std::span<const KernelModel> kernel_models() { return kKernelModels; }
+
+Result<const KernelModel*> find_kernel_model(std::string_view kernel) {
+  const auto it = std::find_if(std::begin(kKernelModels), std::end(kKernelModels),
+                               [&](const KernelModel& k) { return k.kernel == kernel; });
+  if (it == std::end(kKernelModels))
+    return Error{
+        fmt::format("kernel '{}' has no model configuration: add its entry to "
+                    "lib/orchestration/kernel_models.cpp",
+                    kernel)};
+  return &*it;
+}
+
+model::Options model_options(const KernelModel& kernel, const AttnShape& shape) {
+  model::Options options;
+  options.algorithm = kernel.algorithm;
+  options.pass = kernel.pass;
+  for (const ForcedTile& forced : kernel.tiles)
+    if (forced.headdim == shape.headdim) options.tile = forced.tile;
+  if (kernel.algorithm == Algorithm::fa4) {
+    options.exp_emulation = shape.headdim <= kSoftwareExp2MaxHeaddim ? kernel.exp_emulation : 0.0;
+    options.conditional_rescale = shape.seqlen_k >= kernel.conditional_rescale_from_seqlen_k;
+  }
+  return options;
+}
+
+}  // namespace fa4::orchestration
