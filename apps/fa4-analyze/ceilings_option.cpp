@@ -20,7 +20,7 @@ void add_ceilings_option(CLI::App& command, std::string& mode) {
 hw::Spec apply_ceilings(const Context& ctx, const std::vector<hw::Spec>& specs,
                         const hw::Spec& gpu, const std::string& mode) {
   if (mode != "measured") return gpu;
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   std::vector<hw::MeasuredCeiling> measured;
   for (const store::CeilingRow& row : take(db.latest_ceilings())) {
     if (hw::match_device_name(specs, row.ceiling.device) != &gpu) continue;

@@ -65,7 +65,7 @@ void write_file(const fs::path& path, const std::string& text) {
 void run_report(const Context& ctx, const ReportOptions& o) {
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   in.predictions = take(db.predictions_for_report());
   in.measurements = take(db.measurements_for_report());
   in.ceilings = take(db.latest_ceilings());

@@ -18,7 +18,7 @@ struct RunsOptions {
 };
 
 void run_runs(const Context& ctx, const RunsOptions& o) {
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   const store::Table runs = store::to_table(take(db.list_runs()));
   fmt::print("{}", o.json ? store::format_json(runs) : store::format_text(runs));
 }

@@ -46,6 +46,18 @@ class CliTest : public ::testing::Test {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   }
 
+  // Runs a shell script in the test's folder, through `wrapper` (e.g. "unshare -m": a private
+  // mount namespace) when given, with the executable in $CLI and FA4_DB unset.
+  Outcome run_script(const std::string& script, const std::string& wrapper = "") {
+    const auto file = dir_ / "script.sh", out = dir_ / "stdout", err = dir_ / "stderr";
+    std::ofstream(file) << "CLI='" FA4_CLI "'\nexport FA4_DB=\n" << script << "\n";
+    const std::string command = "cd '" + dir_.string() + "' && " + wrapper + " sh '" +
+                                file.string() + "' >'" + out.string() + "' 2>'" + err.string() +
+                                "'";
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+
   std::filesystem::path dir_;
 };
 
