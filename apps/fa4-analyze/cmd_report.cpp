@@ -4,7 +4,6 @@
 // figures.
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/chrono.h>
@@ -12,6 +11,7 @@
 
 #include "open_store.hpp"
 #include "context.hpp"
+#include "core/atomic_file.hpp"
 #include "hw/loader.hpp"
 #include "report/published.hpp"
 #include "report/report.hpp"
@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ReportOptions {
-  std::string out = "reports/fa4-analyze-report.md";
+  std::string out = "out/fa4-analyze-report.md";  // "-": standard output
   std::string published;  // default: data/published beside the models folder
 };
 
@@ -47,21 +47,6 @@ std::string command_text(const std::string& command_line) {
   return fs::path(program).filename().string() + rest;
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (ec)
-    throw UserError(fmt::format("cannot create the folder {}: {}; choose another --out",
-                                path.parent_path().string(), ec.message()));
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out.flush())
-    throw UserError(
-        fmt::format("cannot write {}; check the folder's permissions or choose "
-                    "another --out",
-                    path.string()));
-}
-
 void run_report(const Context& ctx, const ReportOptions& o) {
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
@@ -81,10 +66,15 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   // The source tree's revision, as every recorded run states it.
   in.revision = source_revision();
   in.command = command_text(ctx.command_line);
-  write_file(o.out, report::render_report(in));
-  fmt::print(
-      "wrote {}: {} GPU models, {} stored predictions, {} measurements, {} published figures\n",
-      o.out, in.gpus.size(), in.predictions.size(), in.measurements.size(), in.published.size());
+  const WriteOutcome outcome = take(write_output(
+      o.out, report::render_report(in), {.create_folders = true, .skip_if_unchanged = true}));
+  // The summary goes to standard error when the report itself goes to standard output.
+  fmt::print(o.out == kStandardOutput ? stderr : stdout,
+             "{} {}: {} GPU models, {} stored predictions, {} measurements, {} published figures "
+             "(from {})\n",
+             outcome == WriteOutcome::unchanged ? "unchanged" : "wrote", o.out, in.gpus.size(),
+             in.predictions.size(), in.measurements.size(), in.published.size(),
+             published.string());
 }
 
 void setup(CLI::App& app, Context& ctx) {
@@ -94,7 +84,9 @@ void setup(CLI::App& app, Context& ctx) {
       "Write the markdown report: hardware, per-tile cycles, predicted TFLOP/s with "
       "charts, measured TFLOP/s against the peers and the kernel ladder, asymmetric scaling, "
       "the model against published figures, the model's factors");
-  c->add_option("--out", o->out, "Markdown file to write (its folder is created)");
+  c->add_option("--out", o->out,
+                "Markdown file to write, replaced whole or not at all (its folder is created; an "
+                "unchanged report is not rewritten); - for standard output");
   c->add_option("--published", o->published,
                 "Folder of published figures (default: data/published beside --models)");
   c->callback([&ctx, o] { run_report(ctx, *o); });

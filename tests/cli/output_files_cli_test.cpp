@@ -1,0 +1,112 @@
+// Black-box tests of the files the tool writes (report --out): a report the user already has stays
+// whole when the new one cannot be written (a full disk, a SIGKILL mid-write), the error says what
+// happened, and "-" is standard output. The full disk is a small tmpfs in a private mount namespace
+// (unshare -rm); where the machine does not allow one, that test says skipped.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using fa4::testing::Outcome;
+using fa4::testing::slurp;
+
+constexpr int kCannotSetUp = 77;  // a script's exit status for "this machine cannot do that"
+
+// The last line that is not empty, with the newlines after it.
+std::string last_line_of(const std::string& text) {
+  const std::size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  const std::size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1);
+}
+
+class OutputFiles : public fa4::testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    fs::copy_file(fs::path(FA4_SOURCE_DIR) / "data/runs/2026-11-23-h200-final.db", dir_ / "t.db");
+  }
+};
+
+TEST_F(OutputFiles, ReportToDashGoesToStandardOutput) {
+  const Outcome r = run("--db t.db report --out -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("# ", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_NE(r.err.find("wrote -: "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "-"));
+}
+
+// The old report is smaller than the new one, and the disk has room for neither beside it: a
+// writer that truncates first leaves a partial file; an atomic one fails and keeps the old.
+TEST_F(OutputFiles, ReportOnAFullDiskSaysSoAndKeepsTheOldReport) {
+  const Outcome r = run_script(R"sh(
+mkdir full && mount -t tmpfs -o size=256k tmpfs full || exit 77
+"$CLI" --db small.db predict --sweep "$SWEEP" --gpu h100 --kernel fa3 >/dev/null || exit 78
+"$CLI" --db small.db report --out full/r.md >/dev/null || exit 79
+cp full/r.md old.md
+dd if=/dev/zero of=full/filler bs=4k 2>/dev/null
+truncate -s -16K full/filler
+"$CLI" --db t.db report --out full/r.md
+echo "exit $?" >&2
+cmp -s full/r.md old.md && echo "old report whole" >&2
+ls -A full >&2
+)sh",
+                               "SWEEP='" FA4_SOURCE_DIR "/data/sweeps/llama3.json' unshare -rm");
+  if (r.code == kCannotSetUp) GTEST_SKIP() << "cannot mount a tmpfs here (unshare -rm): " << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("error: cannot write full/r.md: disk full"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exit 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("old report whole"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("filler\nr.md\n"), std::string::npos) << "a stray file was left: " << r.err;
+}
+
+// SIGKILL at random moments of `report --out r.md` over an existing, different report: after each,
+// r.md is the old report, or the new one whole (same first and last line), never a part.
+TEST_F(OutputFiles, ReportKilledAtAnyMomentLeavesAWholeReport) {
+  fs::copy_file(fs::path(FA4_SOURCE_DIR) / "data/runs/2026-11-23-h200.db", dir_ / "old.db");
+  ASSERT_EQ(run("--db old.db report --out old.md").code, 0);
+  const std::string old_report = slurp(dir_ / "old.md");
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_EQ(run("--db t.db report --out new.md").code, 0);
+  const auto one_run = std::chrono::steady_clock::now() - started;
+  const std::string new_report = slurp(dir_ / "new.md");
+  ASSERT_NE(old_report, new_report);
+  const std::string first_line = new_report.substr(0, new_report.find('\n'));
+  const std::string last_line = last_line_of(new_report);
+  ASSERT_GT(last_line.size(), 20u) << last_line;
+
+  std::mt19937 random(20261123);
+  int replaced = 0;
+  for (int attempt = 0; attempt < 25; ++attempt) {
+    fs::copy_file(dir_ / "old.md", dir_ / "r.md", fs::copy_options::overwrite_existing);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::chdir(dir_.c_str()) != 0 || !std::freopen("/dev/null", "w", stdout)) ::_exit(127);
+      ::execl(FA4_CLI, FA4_CLI, "--db", "t.db", "report", "--out", "r.md",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    std::this_thread::sleep_for(one_run * std::uniform_real_distribution<>(0.3, 1.3)(random));
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    const std::string now = slurp(dir_ / "r.md");
+    if (now == old_report) continue;
+    ++replaced;
+    EXPECT_EQ(now.substr(0, now.find('\n')), first_line) << "attempt " << attempt;
+    EXPECT_EQ(last_line_of(now), last_line) << "attempt " << attempt << ": " << now.size();
+  }
+  std::printf("%d of 25 killed runs had replaced the report\n", replaced);
+}
+
+}  // namespace
