@@ -22,10 +22,10 @@
 #if FA4_HAVE_BENCH
 #include "bench/attention_run.hpp"
 #include "bench/sm_clock.hpp"
-#include "bench/stop_signal.hpp"
-#include "bench/sweep_loop.hpp"
 #include "orchestration/bench_prediction.hpp"
 #include "orchestration/kernel_models.hpp"
+#include "orchestration/stop_signal.hpp"
+#include "orchestration/sweep_loop.hpp"
 #endif
 
 namespace fa4::app {
@@ -45,7 +45,7 @@ struct BenchOptions {
 
 #if FA4_HAVE_BENCH
 
-// Recorded with an ok measurement whose samples drifted (bench/stats.hpp, sample_drift).
+// Recorded with an ok measurement whose samples drifted (core/stats.hpp, sample_drift).
 std::string drift_warning(double drift) {
   return fmt::format("samples drifted {:+.1f}% from the first quarter to the last: the GPU changed "
                      "speed mid-measurement (clock or power limit?); compare kernels in "
@@ -65,8 +65,8 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
                                                     : store::MeasurementStatus::skipped;
   m.reason = r->outcome == bench::Outcome::ok ? "" : r->reason;
   if (r->timing) {
-    const bench::TimingStats& t = *r->timing;
-    if (const double drift = bench::sample_drift(t.samples_s); bench::drift_flagged(drift))
+    const TimingStats& t = *r->timing;
+    if (const double drift = sample_drift(t.samples_s); drift_flagged(drift))
       m.reason = drift_warning(drift);
     m.median_s = t.median_s;
     m.p25_s = t.p25_s;
@@ -93,8 +93,8 @@ void print_result(const std::string& kernel, const AttnShape& shape, const store
                m.reason);
 }
 
-// Measures every kernel on every shape through bench::run_sweep: each measurement is committed
-// as it completes; SIGINT or SIGTERM stops the sweep after the current configuration.
+// Measures every kernel on every shape through orchestration::run_sweep: each measurement is
+// committed as it completes; SIGINT or SIGTERM stops the sweep after the current configuration.
 struct RunMode {
   bool resume = false;
   bool single_shape = false;  // from the shape flags: a kernel that cannot run it is an error
@@ -133,11 +133,11 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
   for (const std::string& name : kernel_names)
     if (const auto* k = take(orchestration::find_kernel_model(name)); !k->approximation.empty())
       fmt::print("note: the model predicts {} as {}\n", name, k->approximation);
-  const auto configs = bench::sweep_configs(shapes, kernel_names);
-  const bench::StopOnSignal stop;
-  const bench::SweepSettings settings{
+  const auto configs = orchestration::sweep_configs(shapes, kernel_names);
+  const orchestration::StopOnSignal stop;
+  const orchestration::SweepSettings settings{
       .run_id = run_id, .device = device->name, .resume = resume, .stop = &stop.requested()};
-  auto measure = [&](const bench::SweepConfig& config, std::size_t index) {
+  auto measure = [&](const orchestration::SweepConfig& config, std::size_t index) {
     const kernels::Kernel* kernel = kernels::find_kernel(config.kernel);
     if (terminal)
       fmt::print("\r[{}/{}] {} {} ...", index + 1, configs.size(), config.kernel,
@@ -149,15 +149,16 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
     if (terminal) fmt::print("\r\033[K");
     return m;
   };
-  auto printed = [](const bench::SweepConfig& config, const store::Measurement& m,
+  auto printed = [](const orchestration::SweepConfig& config, const store::Measurement& m,
                     std::int64_t id) { print_result(config.kernel, config.shape, m, id); };
-  const bench::SweepSummary summary = take(bench::run_sweep(db, configs, settings, measure, printed));
+  const orchestration::SweepSummary summary =
+      take(orchestration::run_sweep(db, configs, settings, measure, printed));
   if (summary.resumed)
     fmt::print("--resume: {} of {} configurations were already recorded on {} and skipped\n",
                summary.resumed, summary.total, device->name);
   if (summary.stopped)
-    throw Interrupted(bench::describe_stop(summary, run_id, ctx.db_path,
-                                           stop.signal_number() == SIGTERM ? "SIGTERM" : "SIGINT"));
+    throw Interrupted(orchestration::describe_stop(
+        summary, run_id, ctx.db_path, stop.signal_number() == SIGTERM ? "SIGTERM" : "SIGINT"));
 }
 
 #endif

@@ -14,23 +14,18 @@
 #include "hw/figures.hpp"
 #include "hw/loader.hpp"
 #include "hw/spec_json.hpp"
+#include "report/table_format.hpp"
+#include "report/unit_scaling.hpp"
 #include "user_error.hpp"
 
 namespace fa4::app {
 namespace {
 
-// The ratio rows divide by this model: FA4 measures Blackwell's scaling against Hopper.
-constexpr std::string_view kRatioBaseline = "h100-sxm";
 constexpr Dtype kPeakDtypes[] = {Dtype::bf16, Dtype::fp8};
 
 struct GpusOptions {
   std::string name;  // gpus show NAME
   bool json = false;
-};
-
-struct Row {
-  std::string label;
-  std::vector<std::string> cells;  // one per GPU
 };
 
 std::string format_bytes(double bytes) {
@@ -85,67 +80,51 @@ nlohmann::ordered_json to_json_with_peaks(const hw::Spec& gpu) {
   return json;
 }
 
-// Per-SM, per-clock rates relative to the baseline GPU ("2x").
+// A row: its label, then a cell per GPU.
+using Row = std::vector<report::Cell>;
+
+// Per-SM, per-clock rates relative to the baseline GPU ("2x"); none without the baseline.
 std::vector<Row> ratio_rows(const std::vector<hw::Spec>& specs) {
-  const hw::Spec* base = nullptr;
-  for (const hw::Spec& gpu : specs) {
-    if (gpu.id == kRatioBaseline) base = &gpu;
-  }
-  if (!base) return {};
-  const std::pair<std::string_view, double hw::PerSm::*> rates[] = {
-      {"MMA bf16", &hw::PerSm::mma_flop_per_clk_bf16},
-      {"MUFU ex2", &hw::PerSm::mufu_ex2_per_clk},
-      {"SMEM B", &hw::PerSm::smem_bytes_per_clk}};
+  const auto scaling = report::scaling_against_baseline(specs);
+  if (!scaling) return {};
+  const std::pair<std::string_view, double report::UnitScaling::*> rates[] = {
+      {"MMA bf16", &report::UnitScaling::mma_bf16},
+      {"MUFU ex2", &report::UnitScaling::mufu_ex2},
+      {"SMEM B", &report::UnitScaling::smem}};
   std::vector<Row> rows;
   for (const auto& [name, rate] : rates) {
-    Row row{fmt::format("{}/clk/SM vs {}", name, kRatioBaseline), {}};
-    for (const hw::Spec& gpu : specs)
-      row.cells.push_back(fmt::format("{:.3g}x", gpu.per_sm.*rate / base->per_sm.*rate));
+    Row row{fmt::format("{}/clk/SM vs {}", name, scaling->baseline->id)};
+    for (const report::UnitScaling& gpu : scaling->per_gpu)
+      row.push_back(fmt::format("{:.3g}x", gpu.*rate));
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-std::vector<Row> table_rows(const std::vector<hw::Spec>& specs) {
-  std::vector<Row> rows;
-  Row architecture{"architecture", {}};
+// A column per GPU (right-aligned), a row per figure, peak and ratio.
+report::Table models_table(const std::vector<hw::Spec>& specs) {
+  report::Table table{{{""}}, {}};
+  for (const hw::Spec& gpu : specs) table.columns.push_back({gpu.id, report::Align::right});
+  Row architecture{"architecture"};
   for (const hw::Spec& gpu : specs)
-    architecture.cells.emplace_back(hw::to_string(gpu.architecture));
-  rows.push_back(std::move(architecture));
+    architecture.push_back(std::string(hw::to_string(gpu.architecture)));
+  table.rows.push_back(std::move(architecture));
   for (const hw::Figure& figure : hw::figures()) {
-    Row row{std::string(figure.label), {}};
-    for (const hw::Spec& gpu : specs) row.cells.push_back(format_figure(figure, gpu));
-    rows.push_back(std::move(row));
+    Row row{std::string(figure.label)};
+    for (const hw::Spec& gpu : specs) row.push_back(format_figure(figure, gpu));
+    table.rows.push_back(std::move(row));
   }
   for (Dtype dtype : kPeakDtypes) {
-    Row row{peak_label(dtype), {}};
-    for (const hw::Spec& gpu : specs) row.cells.push_back(format_peak(gpu.peak_flops(dtype)));
-    rows.push_back(std::move(row));
+    Row row{peak_label(dtype)};
+    for (const hw::Spec& gpu : specs) row.push_back(format_peak(gpu.peak_flops(dtype)));
+    table.rows.push_back(std::move(row));
   }
-  for (Row& row : ratio_rows(specs)) rows.push_back(std::move(row));
-  return rows;
+  for (Row& row : ratio_rows(specs)) table.rows.push_back(std::move(row));
+  return table;
 }
 
 void print_table(const std::vector<hw::Spec>& specs) {
-  const std::vector<Row> rows = table_rows(specs);
-  std::size_t label_width = 0;
-  std::vector<std::size_t> widths;
-  for (const hw::Spec& gpu : specs) widths.push_back(gpu.id.size());
-  for (const Row& row : rows) {
-    label_width = std::max(label_width, row.label.size());
-    for (std::size_t i = 0; i < row.cells.size(); ++i)
-      widths[i] = std::max(widths[i], row.cells[i].size());
-  }
-  fmt::print("{:<{}}", "", label_width);
-  for (std::size_t i = 0; i < specs.size(); ++i) fmt::print("  {:>{}}", specs[i].id, widths[i]);
-  fmt::print("\n");
-  for (const Row& row : rows) {
-    fmt::print("{:<{}}", row.label, label_width);
-    for (std::size_t i = 0; i < row.cells.size(); ++i)
-      fmt::print("  {:>{}}", row.cells[i], widths[i]);
-    fmt::print("\n");
-  }
-  fmt::print("\n");
+  fmt::print("{}\n", report::format_text(models_table(specs), {.rule = false, .row_count = false}));
   for (const hw::Spec& gpu : specs) fmt::print("{}: {}\n", gpu.id, gpu.name);
   fmt::print("Sources of every figure: fa4-analyze gpus show NAME\n");
 }

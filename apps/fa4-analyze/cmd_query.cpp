@@ -4,10 +4,10 @@
 
 #include <memory>
 
-#include "open_store.hpp"
 #include "context.hpp"
+#include "open_store.hpp"
+#include "report/table_format.hpp"
 #include "store/store.hpp"
-#include "store/table_format.hpp"
 #include "user_error.hpp"
 
 namespace fa4::app {
@@ -19,9 +19,9 @@ struct QueryOptions {
 };
 
 void run_query(const Context& ctx, const QueryOptions& o) {
-  const store::TableFormat format = take(store::parse_table_format(o.format));
+  const report::TableFormat format = take(report::parse_table_format(o.format));
   const auto db = open_store_for_reading(ctx);
-  fmt::print("{}", store::format_table(take(db.query(o.sql)), format));
+  fmt::print("{}", report::format_table(report::table_of(take(db.query(o.sql))), format));
 }
 
 void setup(CLI::App& app, Context& ctx) {

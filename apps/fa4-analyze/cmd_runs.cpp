@@ -4,10 +4,10 @@
 
 #include <memory>
 
-#include "open_store.hpp"
 #include "context.hpp"
+#include "open_store.hpp"
+#include "report/table_format.hpp"
 #include "store/store.hpp"
-#include "store/table_format.hpp"
 #include "user_error.hpp"
 
 namespace fa4::app {
@@ -19,8 +19,8 @@ struct RunsOptions {
 
 void run_runs(const Context& ctx, const RunsOptions& o) {
   const auto db = open_store_for_reading(ctx);
-  const store::Table runs = store::to_table(take(db.list_runs()));
-  fmt::print("{}", o.json ? store::format_json(runs) : store::format_text(runs));
+  const report::Table runs = report::table_of(store::to_query_result(take(db.list_runs())));
+  fmt::print("{}", o.json ? report::format_json(runs) : report::format_text(runs));
 }
 
 void setup(CLI::App& app, Context& ctx) {

@@ -11,8 +11,8 @@
 
 #include "bench/ceiling_probes.hpp"
 #include "bench/ceiling_probes_detail.hpp"
-#include "bench/stats.hpp"
 #include "bench/timer.hpp"
+#include "core/stats.hpp"
 
 namespace fa4::bench {
 namespace {

@@ -7,8 +7,8 @@
 #include <functional>
 
 #include "bench/device_buffer.hpp"
-#include "bench/stats.hpp"
 #include "core/error.hpp"
+#include "core/stats.hpp"
 
 namespace fa4::bench {
 

@@ -15,6 +15,7 @@
 
 #include "kernels/bwd_common.hpp"
 #include "kernels/cuda_status.hpp"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::kernels::bwd {
 namespace {
@@ -22,7 +23,6 @@ namespace {
 constexpr int kVector = 8;         // 16-bit elements per 16-byte access
 constexpr int kThreadsPerRow = 8;  // preprocessing: lanes sharing one row's dot product
 constexpr int kBlockThreads = 256;
-constexpr float kLog2e = 1.4426950408889634f;
 
 std::size_t aligned(std::size_t bytes) {
   return (bytes + kArrayAlignment - 1) / kArrayAlignment * kArrayAlignment;

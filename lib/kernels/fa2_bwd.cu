@@ -67,13 +67,13 @@
 #include "kernels/cuda_status.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/sm80_primitives.cuh"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::kernels {
 namespace {
 
 using namespace sm80;
 
-constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 constexpr int kSwizzleRows = 8;
 constexpr int kMaxSharedBytesPerBlock = 227 * 1024;

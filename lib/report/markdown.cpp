@@ -5,11 +5,12 @@
 namespace fa4::report::md {
 namespace {
 
-std::string line(const std::vector<std::string>& cells) {
+template <typename T, typename TextOf>
+std::string line(const std::vector<T>& cells, const TextOf& text_of) {
   std::string out = "|";
   for (const auto& cell : cells) {
     out += ' ';
-    out += escape(cell);
+    out += escape(text_of(cell));
     out += " |";
   }
   return out + "\n";
@@ -32,17 +33,15 @@ std::string escape(std::string_view cell) {
 }
 
 std::string render(const Table& table) {
-  std::vector<std::string> titles;
   std::string rule = "|";
-  for (const auto& column : table.columns) {
-    titles.push_back(column.title);
+  for (const auto& column : table.columns)
     rule += column.align == Align::right ? " ---: |" : " --- |";
-  }
-  std::string out = line(titles) + rule + "\n";
+  std::string out =
+      line(table.columns, [](const Column& column) { return column.title; }) + rule + "\n";
   for (const auto& row : table.rows) {
     if (row.size() != table.columns.size())
       throw std::logic_error("md::render: a row's cell count differs from the column count");
-    out += line(row);
+    out += line(row, [](const Cell& cell) { return cell_text(cell, ""); });
   }
   return out;
 }

@@ -1,28 +1,18 @@
-// GitHub-flavoured markdown building blocks: escaped table cells and pipe tables.
+// GitHub-flavoured markdown building blocks: escaped table cells and pipe tables of the one
+// table model (report/table.hpp).
 #pragma once
 
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "report/table.hpp"
 
 namespace fa4::report::md {
-
-enum class Align { left, right };
-
-struct Column {
-  std::string title;
-  Align align = Align::left;
-};
-
-struct Table {
-  std::vector<Column> columns;
-  std::vector<std::vector<std::string>> rows;  // each row has columns.size() cells
-};
 
 // A cell's text made safe for a pipe table: '|' becomes "\|", line breaks become spaces.
 std::string escape(std::string_view cell);
 
-// The table as markdown lines ending in a newline; cells are escaped here.
+// The table as markdown lines ending in a newline; cells are escaped here, NULL is empty.
 std::string render(const Table& table);
 
 }  // namespace fa4::report::md

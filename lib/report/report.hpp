@@ -24,12 +24,13 @@ struct ReportInputs {
   std::vector<PublishedFigure> published;
 };
 
-// Sections: 1 header, 2 hardware at a glance, 3 per-tile cycles (FA4 Table 1 and backward
-// reproduced, one tile across every GPU, and why each GPU is bound where it is), 4 predicted
-// TFLOP/s against sequence length with Mermaid charts, 5 measured: our kernels against the peers
-// (ratios, the model's prediction, Mermaid charts), 6 asymmetric scaling (which FA4 technique
-// pays on which GPU, predicted and measured), 7 model against published figures, 8 the model's
-// non-hardware factors.
+// The sections, in the order of the one list in report.cpp that numbers them: the header, the
+// hardware at a glance, per-tile cycles (FA4 Table 1 and backward reproduced, one tile across
+// every GPU, and why each GPU is bound where it is), predicted TFLOP/s against sequence length
+// with Mermaid charts, measured: our kernels against the peers (ratios, the model's prediction,
+// Mermaid charts, the kernel ladder), asymmetric scaling (which FA4 technique pays on which GPU,
+// predicted and measured), the model against published figures, the model's non-hardware
+// factors.
 std::string render_report(const ReportInputs& inputs);
 
 }  // namespace fa4::report

@@ -1,5 +1,5 @@
-// Section 7: every number in the model that is not a hardware rate. First the factors that
-// model::predict reports with its predictions (one representative prediction per kernel and
+// The factors section: every number in the model that is not a hardware rate. First the factors
+// that model::predict reports with its predictions (one representative prediction per kernel and
 // pass), then every constant of lib/model/factors.hpp, then the figures they were fitted to.
 #include <algorithm>
 #include <set>
@@ -84,8 +84,8 @@ std::string reported_table(const std::vector<hw::Spec>& gpus, std::string& notes
       }
     }
   }
-  md::Table table{
-      {{"factor"}, {"value", md::Align::right}, {"reported by"}, {"meaning"}, {"fitted to"}}, {}};
+  Table table{{{"factor"}, {"value", Align::right}, {"reported by"}, {"meaning"}, {"fitted to"}},
+              {}};
   for (const Reported& r : reported)
     table.rows.push_back({"`" + r.factor.name + "`", compact(r.factor.value), r.users_text(),
                           r.factor.meaning,
@@ -94,8 +94,8 @@ std::string reported_table(const std::vector<hw::Spec>& gpus, std::string& notes
 }
 
 std::string constants_table() {
-  md::Table table{
-      {{"constant"}, {"value", md::Align::right}, {"kind"}, {"reported as"}, {"what it is"}}, {}};
+  Table table{{{"constant"}, {"value", Align::right}, {"kind"}, {"reported as"}, {"what it is"}},
+              {}};
   for (const model::factors::Constant& c : model::factors::constants())
     table.rows.push_back({fmt::format("`{}`", c.name), compact(c.value), std::string(c.kind),
                           c.reported_as.empty() ? "—" : fmt::format("`{}`", c.reported_as),
@@ -128,10 +128,9 @@ std::string factors_section(const std::vector<hw::Spec>& gpus,
   const AttnShape shape = representative_shape();
   std::string notes;
   std::string out = fmt::format(
-      "## 8. The model's factors\n\n"
-      "Every number in the model that is not a hardware rate. As `model::predict` reports them "
+      "{}Every number in the model that is not a hardware rate. As `model::predict` reports them "
       "for {} on each kernel's own GPU:\n\n",
-      describe(shape));
+      heading(Section::factors), describe(shape));
   out += reported_table(gpus, notes);
   if (!notes.empty()) out += "Predictions the model refused:\n\n" + notes + "\n";
   out +=

@@ -1,4 +1,4 @@
-// Section 1: what the report is, where it came from and how to make it again.
+// The header: the report's title, what it is, where it came from and how to make it again.
 #include <set>
 
 #include <fmt/format.h>
@@ -35,25 +35,25 @@ std::string header_section(const ReportInputs& in) {
       in.generated_at, in.revision, in.command, model::kModelVersion);
   out += fmt::format("- Hardware models: {}.\n", gpu_ids(in.gpus));
   out += in.predictions.empty()
-             ? "- Stored predictions: none (run `fa4-analyze predict --sweep "
-               "data/sweeps/fa4-paper.json` first for section 4).\n"
+             ? fmt::format(
+                   "- Stored predictions: none (run `fa4-analyze predict --sweep "
+                   "data/sweeps/fa4-paper.json` first for section {}).\n",
+                   number(Section::sweep))
              : fmt::format(
                    "- Stored predictions: {}, the latest for each GPU, kernel, pass and "
                    "shape, from run(s) {}.\n",
                    in.predictions.size(), runs_text(in.predictions));
   out += in.measurements.empty()
-             ? "- Stored measurements: none (see section 5).\n"
-             : fmt::format("- Stored measurements: {}, the latest for each device, kernel, source "
-                           "and problem.\n",
-                           in.measurements.size());
+             ? fmt::format("- Stored measurements: none (see section {}).\n",
+                           number(Section::measured))
+             : fmt::format(
+                   "- Stored measurements: {}, the latest for each device, kernel, source "
+                   "and problem.\n",
+                   in.measurements.size());
   out += fmt::format("- Published and measured figures: {}.\n\n", in.published.size());
-  out +=
-      "Sections: 2. hardware at a glance; 3. per-tile cycles (FA4's Table 1 reproduced, one tile "
-      "on every GPU, why each GPU is bound where it is); 4. predicted TFLOP/s against sequence "
-      "length; 5. measured: our kernels against the peers; 6. asymmetric scaling: which FA4 "
-      "technique pays where; 7. the model against published figures; 8. the model's factors. "
-      "Cycles are per tile on one SM; TFLOP/s follow the FLOP convention of `lib/core/shape.hpp` "
-      "(4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";
+  out += "Sections: " + section_list() +
+         ". Cycles are per tile on one SM; TFLOP/s follow the FLOP convention of "
+         "`lib/core/shape.hpp` (4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";
   return out;
 }
 

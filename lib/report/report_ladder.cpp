@@ -1,17 +1,17 @@
-// The end of section 5: our kernel ladder step by step. Per device, per forward group (dtype,
-// head dim, mask), a row per problem: each rung's TFLOP/s (naive, fa2, fa3, fa4), the speedup of
-// each rung over the one below, the best rung's share of the GEMM ceiling measured on that device
-// ('fa4-analyze ceilings', gemm_bf16), and each ablation variant (fa3_no_pingpong, ...) as a ratio
-// to the kernel it ablates.
+// The end of the measured section: our kernel ladder step by step. Per device, per forward group
+// (dtype, head dim, mask), a row per problem: each rung's TFLOP/s (naive, fa2, fa3, fa4), the
+// speedup of each rung over the one below, the best rung's share of the GEMM ceiling measured on
+// that device ('fa4-analyze ceilings', gemm_bf16), and each ablation variant (fa3_no_pingpong, ...)
+// as a ratio to the kernel it ablates.
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <array>
 #include <map>
 #include <set>
 
-#include <fmt/format.h>
-
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
+#include "report/rungs.hpp"
 #include "report/sections.hpp"
 
 namespace fa4::report {
@@ -19,7 +19,6 @@ namespace {
 
 using store::MeasurementRow;
 
-constexpr std::array<std::string_view, 4> kRungs = {"naive", "fa2", "fa3", "fa4"};
 constexpr std::string_view kGemmUnit = "gemm_bf16";
 
 struct GroupKey {
@@ -36,14 +35,13 @@ struct RowKey {
 
 using Cells = std::map<std::string, double>;  // kernel -> TFLOP/s
 
-bool is_rung(const std::string& kernel) {
-  return std::find(kRungs.begin(), kRungs.end(), kernel) != kRungs.end();
-}
+bool is_rung(const std::string& kernel) { return rung_index(kernel).has_value(); }
 
 // "fa3_no_pingpong" ablates "fa3"; "" for a kernel that is no ablation.
 std::string ablated(const std::string& kernel) {
-  for (std::string_view rung : kRungs)
-    if (kernel.size() > rung.size() && kernel.starts_with(rung) && kernel[rung.size()] == '_')
+  for (model::Algorithm algorithm : model::kAllAlgorithms)
+    if (const std::string_view rung = model::to_string(algorithm);
+        kernel.size() > rung.size() && kernel.starts_with(rung) && kernel[rung.size()] == '_')
       return std::string(rung);
   return "";
 }
@@ -53,39 +51,39 @@ std::string group_table(const std::map<RowKey, Cells>& rows, double gemm_tflops)
   for (const auto& [row, cells] : rows)
     for (const auto& [kernel, tflops] : cells) present.insert(kernel);
   std::vector<std::string> rungs, ablations;
-  for (std::string_view rung : kRungs)
-    if (present.count(std::string(rung))) rungs.emplace_back(rung);
+  for (model::Algorithm algorithm : model::kAllAlgorithms)
+    if (const std::string rung(model::to_string(algorithm)); present.count(rung))
+      rungs.push_back(rung);
   for (const std::string& k : present)
     if (!ablated(k).empty()) ablations.push_back(k);
 
-  md::Table table{{{"seqlen"}, {"batch", md::Align::right}, {"heads", md::Align::right}}, {}};
-  for (const auto& r : rungs) table.columns.push_back({r, md::Align::right});
+  Table table{{{"seqlen"}, {"batch", Align::right}, {"heads", Align::right}}, {}};
+  for (const auto& r : rungs) table.columns.push_back({r, Align::right});
   for (std::size_t i = 1; i < rungs.size(); ++i)
-    table.columns.push_back({rungs[i] + " / " + rungs[i - 1], md::Align::right});
-  if (gemm_tflops > 0) table.columns.push_back({"best / GEMM ceiling", md::Align::right});
-  for (const auto& a : ablations) table.columns.push_back({a + " / " + ablated(a), md::Align::right});
+    table.columns.push_back({rungs[i] + " / " + rungs[i - 1], Align::right});
+  if (gemm_tflops > 0) table.columns.push_back({"best / GEMM ceiling", Align::right});
+  for (const auto& a : ablations) table.columns.push_back({a + " / " + ablated(a), Align::right});
 
   for (const auto& [row, cells] : rows) {
     const auto at = [&](const std::string& k) {
       const auto it = cells.find(k);
       return it == cells.end() ? 0.0 : it->second;
     };
-    std::vector<std::string> line = {
-        row.seqlen_q == row.seqlen_k ? fmt::format("{}", row.seqlen_q)
-                                     : fmt::format("{}x{}", row.seqlen_q, row.seqlen_k),
-        fmt::format("{}", row.batch), fmt::format("{}", row.heads_q)};
+    std::vector<Cell> line = {row.seqlen_q == row.seqlen_k
+                                  ? fmt::format("{}", row.seqlen_q)
+                                  : fmt::format("{}x{}", row.seqlen_q, row.seqlen_k),
+                              fmt::format("{}", row.batch), fmt::format("{}", row.heads_q)};
     double best = 0;
     for (const auto& r : rungs) {
-      line.push_back(at(r) > 0 ? integer(at(r)) : "—");
+      line.emplace_back(at(r) > 0 ? integer(at(r)) : "—");
       best = std::max(best, at(r));
     }
     for (std::size_t i = 1; i < rungs.size(); ++i)
-      line.push_back(at(rungs[i]) > 0 && at(rungs[i - 1]) > 0
-                         ? ratio(at(rungs[i]) / at(rungs[i - 1]))
-                         : "—");
-    if (gemm_tflops > 0) line.push_back(best > 0 ? percent(100 * best / gemm_tflops) : "—");
+      line.emplace_back(
+          at(rungs[i]) > 0 && at(rungs[i - 1]) > 0 ? ratio(at(rungs[i]) / at(rungs[i - 1])) : "—");
+    if (gemm_tflops > 0) line.emplace_back(best > 0 ? percent(100 * best / gemm_tflops) : "—");
     for (const auto& a : ablations)
-      line.push_back(at(a) > 0 && at(ablated(a)) > 0 ? ratio(at(a) / at(ablated(a))) : "—");
+      line.emplace_back(at(a) > 0 && at(ablated(a)) > 0 ? ratio(at(a) / at(ablated(a))) : "—");
     table.rows.push_back(std::move(line));
   }
   return md::render(table) + "\n";
@@ -97,7 +95,7 @@ std::string ladder_subsection(const std::vector<MeasurementRow>& rows,
                               const std::vector<store::CeilingRow>& ceilings) {
   std::map<std::string, std::map<GroupKey, std::map<RowKey, Cells>>> devices;
   for (const MeasurementRow& m : rows) {
-    if (m.source != "ours" || m.status != "ok" || m.pass != Pass::fwd) continue;
+    if (!m.ours() || !m.ok() || m.pass != Pass::fwd) continue;
     if (!is_rung(m.kernel) && ablated(m.kernel).empty()) continue;
     const AttnShape& s = m.shape;
     devices[m.device][{s.dtype, s.headdim, s.causal}]

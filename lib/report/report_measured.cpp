@@ -1,7 +1,9 @@
-// Section 5: our kernels measured against the peers, from the store's latest measurements. Per
-// device, per pass, per (dtype, head dims, heads_q/heads_kv, causal): a table of TFLOP/s with a
-// column per kernel, then for each of our kernels its ratio to the row's best peer, to cuDNN and
-// to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
+// The measured section: our kernels measured against the peers, from the store's latest
+// measurements. Per device, per pass, per (dtype, head dims, heads_q/heads_kv, causal): a table of
+// TFLOP/s with a column per kernel, then for each of our kernels its ratio to the row's best peer,
+// to cuDNN and to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -9,12 +11,11 @@
 #include <set>
 #include <string_view>
 
-#include <fmt/format.h>
-
-#include "bench/stats.hpp"
+#include "core/stats.hpp"
 #include "report/charts.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
+#include "report/rungs.hpp"
 #include "report/sections.hpp"
 
 namespace fa4::report {
@@ -23,7 +24,6 @@ namespace {
 using store::MeasurementRow;
 
 constexpr std::string_view kCudnn = "sdpa_cudnn";
-constexpr std::array<std::string_view, 4> kOurLadder = {"naive", "fa2", "fa3", "fa4"};
 constexpr std::array<std::string_view, 5> kPeerOrder = {"sdpa_cudnn", "sdpa_flash",
                                                         "sdpa_efficient", "triton_fa",
                                                         "sdpa_math"};
@@ -38,16 +38,13 @@ struct Kernel {
   auto operator<=>(const Kernel&) const = default;
 };
 
-template <std::size_t N>
-std::size_t rank_in(const std::array<std::string_view, N>& order, const std::string& name) {
-  return std::size_t(std::find(order.begin(), order.end(), name) - order.begin());
+std::size_t rank_of(const MeasurementRow& m) {
+  if (m.ours()) return rung_index(m.kernel).value_or(model::kAllAlgorithms.size());
+  return std::size_t(std::find(kPeerOrder.begin(), kPeerOrder.end(), m.kernel) -
+                     kPeerOrder.begin());
 }
 
-Kernel kernel_of(const MeasurementRow& m) {
-  const bool peer = m.source != "ours";
-  return {peer, peer ? rank_in(kPeerOrder, m.kernel) : rank_in(kOurLadder, m.kernel), m.kernel,
-          m.source};
-}
+Kernel kernel_of(const MeasurementRow& m) { return {!m.ours(), rank_of(m), m.kernel, m.source}; }
 
 struct GroupKey {
   Pass pass;
@@ -114,8 +111,7 @@ std::string label(const std::set<Kernel>& kernels, const Kernel& k) {
 
 std::optional<double> ok_tflops(const Cells& cells, const Kernel& k) {
   const auto it = cells.find(k);
-  if (it == cells.end() || it->second->status != "ok" || it->second->tflops <= 0)
-    return std::nullopt;
+  if (it == cells.end() || !it->second->ok() || it->second->tflops <= 0) return std::nullopt;
   return it->second->tflops;
 }
 
@@ -156,13 +152,13 @@ std::string one_line(const std::string& reason) {
   return out.empty() ? "no reason recorded" : out;
 }
 
-// The note on an ok cell whose samples drifted past bench::kDriftFlag (bench/stats.hpp).
+// The note on an ok cell whose samples drifted past kDriftFlag (core/stats.hpp).
 std::string drift_note() {
   return fmt::format(
       "ok, but the samples drifted by more than {:.0f}% from the first quarter to the last: the "
       "GPU changed speed mid-measurement (clock or power limit?), so the median describes neither "
       "speed; compare kernels in alternating rounds (tests/kernels/kernel_timing --rounds)",
-      100 * bench::kDriftFlag);
+      100 * kDriftFlag);
 }
 
 // The reasons of one table's skipped and failed cells, and drifted ok ones, each once, with
@@ -171,8 +167,9 @@ class Footnotes {
  public:
   // The cell's text: "skipped [1]".
   std::string mark(const MeasurementRow& m, const std::string& kernel, const RowKey& row) {
-    return m.status + " " + reference(fmt::format("{}: {}", m.status, one_line(m.reason)), kernel,
-                                      row);
+    const std::string_view status = to_string(m.status);
+    return fmt::format("{} {}", status,
+                       reference(fmt::format("{}: {}", status, one_line(m.reason)), kernel, row));
   }
 
   // "[1]": the number of the note `text`, added where it is new.
@@ -211,11 +208,11 @@ class Footnotes {
 };
 
 std::string group_table(const Group& g) {
-  const auto right = md::Align::right;
+  const auto right = Align::right;
   const bool any_peer =
       std::any_of(g.kernels.begin(), g.kernels.end(), [](const Kernel& k) { return k.peer; });
   const bool cudnn = has_cudnn(g.kernels);
-  md::Table table{{{"seqlen"}, {"batch", right}, {"heads", right}}, {}};
+  Table table{{{"seqlen"}, {"batch", right}, {"heads", right}}, {}};
   for (const Kernel& k : g.kernels) table.columns.push_back({label(g.kernels, k), right});
   for (const Kernel& k : g.kernels) {
     if (k.peer) continue;
@@ -228,14 +225,14 @@ std::string group_table(const Group& g) {
   Footnotes notes;
   std::set<std::string> model_gpus;
   for (const auto& [row, cells] : g.rows) {
-    std::vector<std::string> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
-                                     fmt::format("{}", row.batch), heads_text(row)};
+    std::vector<Cell> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
+                              fmt::format("{}", row.batch), heads_text(row)};
     for (const Kernel& k : g.kernels) {
       const auto it = cells.find(k);
       if (it == cells.end())
         line.push_back("—");
-      else if (it->second->status == "ok")
-        line.push_back(bench::drift_flagged(bench::sample_drift(it->second->samples_s))
+      else if (it->second->ok())
+        line.push_back(drift_flagged(sample_drift(it->second->samples_s))
                            ? integer(it->second->tflops) + " " +
                                  notes.reference(drift_note(), label(g.kernels, k), row)
                            : integer(it->second->tflops));
@@ -346,19 +343,20 @@ std::string device_summary(const Device& device) {
 }  // namespace
 
 std::string measured_section(const std::vector<store::MeasurementRow>& rows) {
-  std::string out = "## 5. Measured: our kernels against the peers\n\n";
+  std::string out = heading(Section::measured);
   if (rows.empty())
     return out +
            "Nothing is measured yet: run `fa4-analyze bench --kernel fa2 --sweep "
            "data/sweeps/ladder-h128.json --peers` on a machine with a CUDA GPU, or `fa4-analyze "
            "import FILE` with peer results, then this command again.\n\n";
-  out +=
+  out += fmt::format(
       "The latest measurement of each kernel on each device and problem, in TFLOP/s (median "
       "time, the FLOP convention of `lib/core/shape.hpp`); a dash where a kernel has no "
-      "measurement. Ours first (naive, fa2, fa3, fa4), then the peers (source `peer:...`). For "
-      "each of our kernels: its ratio to the row's best peer (named), to cuDNN (`sdpa_cudnn`), "
-      "and the model's prediction for the same problem with measured / model. Skipped and failed "
-      "runs are footnoted with their reason, and so are measurements whose samples drifted.\n\n";
+      "measurement. Ours first ({}), then the peers (source `peer:...`). For each of our "
+      "kernels: its ratio to the row's best peer (named), to cuDNN (`{}`), and the model's "
+      "prediction for the same problem with measured / model. Skipped and failed runs are "
+      "footnoted with their reason, and so are measurements whose samples drifted.\n\n",
+      rung_names(), kCudnn);
   std::map<std::string, Device> devices;
   for (const auto& m : rows) {
     Group& g = devices[m.device][group_key(m)];

@@ -1,6 +1,6 @@
-// Section 6: the model against published and measured figures. Figures with a modeled_as
-// algorithm get the model's prediction for their GPU and shape (default options) and the error;
-// the others (peers the model does not cover) are listed as context.
+// The published section: the model against published and measured figures. Figures with a
+// modeled_as algorithm get the model's prediction for their GPU and shape (default options) and the
+// error; the others (peers the model does not cover) are listed as context.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,18 +40,18 @@ std::string figure_text(const PublishedFigure& f) {
 }
 
 std::string compared_table(const std::vector<Compared>& rows) {
-  const auto right = md::Align::right;
-  md::Table table{{{"source"},
-                   {"GPU"},
-                   {"kernel"},
-                   {"modeled as"},
-                   {"pass"},
-                   {"shape"},
-                   {"published TFLOP/s", right},
-                   {"model TFLOP/s", right},
-                   {"error", right},
-                   {"role"}},
-                  {}};
+  const auto right = Align::right;
+  Table table{{{"source"},
+               {"GPU"},
+               {"kernel"},
+               {"modeled as"},
+               {"pass"},
+               {"shape"},
+               {"published TFLOP/s", right},
+               {"model TFLOP/s", right},
+               {"error", right},
+               {"role"}},
+              {}};
   for (const Compared& c : rows) {
     const PublishedFigure& f = *c.figure;
     table.rows.push_back({f.source, f.gpu, f.kernel, std::string(model::to_string(*f.modeled_as)),
@@ -103,11 +103,10 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
       if (std::none_of(keys.begin(), keys.end(), [&](auto* k) { return same_row(k, f); }))
         keys.push_back(f);
     }
-    md::Table table{{{"GPU"}, {"pass"}, {"shape"}}, {}};
-    for (const auto& k : kernels) table.columns.push_back({k, md::Align::right});
+    Table table{{{"GPU"}, {"pass"}, {"shape"}}, {}};
+    for (const auto& k : kernels) table.columns.push_back({k, Align::right});
     for (const auto* key : keys) {
-      std::vector<std::string> line = {key->gpu, std::string(to_string(key->pass)),
-                                       describe(key->shape)};
+      std::vector<Cell> line = {key->gpu, std::string(to_string(key->pass)), describe(key->shape)};
       for (const auto& k : kernels) {
         const auto it = std::find_if(figures.begin(), figures.end(), [&](auto* f) {
           return f->source == source && f->kernel == k && same_row(f, key);
@@ -126,7 +125,7 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
 std::string published_section(const std::vector<hw::Spec>& gpus,
                               const std::vector<PublishedFigure>& figures) {
   std::string out =
-      "## 7. The model against published figures\n\n"
+      heading(Section::published) +
       "For each published or measured figure the model covers (`modeled_as` in "
       "`data/published/*.json`), the model's prediction for the same GPU and shape with default "
       "options. Error = (model - published) / published. Role: *fitted* (a model factor was "

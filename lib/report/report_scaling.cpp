@@ -1,8 +1,8 @@
-// Section 6: asymmetric scaling. Per GPU generation and head dim: the per-tile cycles of each unit
-// for the GPU's FA4-style tile, the exp-emulation share the model finds best, and the predicted
-// gain of each FA4 softmax technique (software exp2 at that share, conditional rescaling), beside
-// the gain measured on Hopper (our fa4 against our fa3, same shape, same device) when the store
-// holds both.
+// The scaling section: asymmetric scaling. Per GPU generation and head dim: the per-tile cycles of
+// each unit for the GPU's FA4-style tile, the exp-emulation share the model finds best, and the
+// predicted gain of each FA4 softmax technique (software exp2 at that share, conditional
+// rescaling), beside the gain measured on Hopper (our fa4 against our fa3, same shape, same device)
+// when the store holds both.
 #include <fmt/format.h>
 
 #include "hw/loader.hpp"
@@ -34,25 +34,24 @@ std::optional<double> measured_gain(const std::vector<hw::Spec>& gpus, const hw:
                                     const AttnShape& shape) {
   double fa3 = 0, fa4 = 0;
   for (const store::MeasurementRow& m : rows) {
-    if (m.source != "ours" || m.status != "ok" || m.pass != Pass::fwd || !(m.shape == shape))
-      continue;
-    const hw::Spec* model = hw::match_device_name(gpus, m.device);
-    if (!model || model->id != gpu.id) continue;
-    if (m.kernel == "fa3") fa3 = m.tflops;
-    if (m.kernel == "fa4") fa4 = m.tflops;
+    if (!m.ours() || !m.ok() || m.pass != Pass::fwd || !(m.shape == shape)) continue;
+    const hw::Spec* measured_on = hw::match_device_name(gpus, m.device);
+    if (!measured_on || measured_on->id != gpu.id) continue;
+    if (m.kernel == model::to_string(model::Algorithm::fa3)) fa3 = m.tflops;
+    if (m.kernel == model::to_string(model::Algorithm::fa4)) fa4 = m.tflops;
   }
   if (fa3 > 0 && fa4 > 0) return fa4 / fa3;
   return std::nullopt;
 }
 
-std::vector<std::string> scaling_row(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
-                                     const std::vector<store::MeasurementRow>& rows, int d) {
+std::vector<Cell> scaling_row(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
+                              const std::vector<store::MeasurementRow>& rows, int d) {
   const AttnShape shape = workload(d);
   model::Options fa4;
   fa4.algorithm = model::Algorithm::fa4;
   const std::string head = fmt::format("{}", d);
   const auto unavailable = [&](std::string why) {
-    return std::vector<std::string>{gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", why};
+    return std::vector<Cell>{gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", why};
   };
   if (auto why = model::unsupported_reason(gpu, fa4.algorithm))
     return unavailable("no FA4 path: " + *why);
@@ -85,23 +84,22 @@ std::vector<std::string> scaling_row(const std::vector<hw::Spec>& gpus, const hw
 
 std::string scaling_section(const std::vector<hw::Spec>& gpus,
                             const std::vector<store::MeasurementRow>& rows) {
-  md::Table table{{{"GPU"},
-                   {"d"},
-                   {"tile"},
-                   {"MMA", md::Align::right},
-                   {"exp (MUFU)", md::Align::right},
-                   {"FP32 + issue", md::Align::right},
-                   {"SMEM", md::Align::right},
-                   {"best emulated share", md::Align::right},
-                   {"gain: software exp2", md::Align::right},
-                   {"gain: conditional rescale", md::Align::right},
-                   {"measured fa4 / fa3", md::Align::right}},
-                  {}};
+  Table table{{{"GPU"},
+               {"d"},
+               {"tile"},
+               {"MMA", Align::right},
+               {"exp (MUFU)", Align::right},
+               {"FP32 + issue", Align::right},
+               {"SMEM", Align::right},
+               {"best emulated share", Align::right},
+               {"gain: software exp2", Align::right},
+               {"gain: conditional rescale", Align::right},
+               {"measured fa4 / fa3", Align::right}},
+              {}};
   for (const hw::Spec& gpu : gpus)
     for (int d : kHeaddims) table.rows.push_back(scaling_row(gpus, gpu, rows, d));
   return fmt::format(
-             "## 6. Asymmetric scaling: which FA4 technique pays where\n\n"
-             "FA4's claim: the right softmax technique depends on the ratio of unit speeds. Per "
+             "{}FA4's claim: the right softmax technique depends on the ratio of unit speeds. Per "
              "GPU and head dim, forward, bf16, {} tokens at seqlen {} (hidden {}): the per-tile "
              "cycles of each unit for FA4's tile with every exp2 on MUFU; the share of exp2 "
              "emulated on the FMA pipe that the model finds best (shortest time; among equal "
@@ -109,7 +107,7 @@ std::string scaling_section(const std::vector<hw::Spec>& gpus,
              "software exp2 at that share over none, and of conditional rescaling over rescaling "
              "every tile (at that share); and, where our fa4 and fa3 kernels were both measured "
              "on that GPU at that shape, the measured gain.\n\n",
-             kTokens, kSeqlen, kHidden) +
+             heading(Section::scaling), kTokens, kSeqlen, kHidden) +
          md::render(table) +
          "\n`fa4-analyze whatif --gpu b200 --scale mufu=2` shows any such change on any GPU, "
          "and `--sensitivity` ranks the units by what a 10% improvement of each would give.\n\n";

@@ -1,6 +1,6 @@
-// Section 4: predicted TFLOP/s against sequence length, from the store's latest predictions.
-// One table per (GPU, pass, head dim, causal; and heads and dtype where a sweep mixes them) with
-// the kernels as columns, and a Mermaid line chart for each non-causal forward table.
+// The sweep section: predicted TFLOP/s against sequence length, from the store's latest
+// predictions. One table per (GPU, pass, head dim, causal; and heads and dtype where a sweep mixes
+// them) with the kernels as columns, and a Mermaid line chart for each non-causal forward table.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -72,11 +72,12 @@ std::vector<std::string> chart_labels(const Group& g) {
 }
 
 std::string group_table(const Group& g) {
-  md::Table table{{{"seqlen"}, {"batch", md::Align::right}}, {}};
+  Table table{{{"seqlen"}, {"batch", Align::right}}, {}};
   for (model::Algorithm a : g.kernels)
-    table.columns.push_back({std::string(model::to_string(a)), md::Align::right});
+    table.columns.push_back({std::string(model::to_string(a)), Align::right});
   for (const auto& [row, cells] : g.tflops) {
-    std::vector<std::string> line = {seqlen_label(row.seqlen_q, row.seqlen_k), fmt::format("{}", row.batch)};
+    std::vector<Cell> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
+                              fmt::format("{}", row.batch)};
     for (model::Algorithm a : g.kernels) {
       const auto it = cells.find(a);
       line.push_back(it == cells.end() ? "—" : integer(it->second));
@@ -108,7 +109,7 @@ std::string group_chart(const GroupKey& k, const Group& g) {
 
 std::string sweep_section(const std::vector<hw::Spec>& gpus,
                           const std::vector<store::ReportRow>& rows) {
-  std::string out = "## 4. Predicted TFLOP/s against sequence length\n\n";
+  std::string out = heading(Section::sweep);
   if (rows.empty())
     return out +
            "No predictions are stored: run `fa4-analyze predict --sweep "

@@ -70,14 +70,14 @@ std::string table1_subsection(const std::vector<hw::Spec>& gpus) {
       "`model::tile_cycles` for fa4 on `{}` at d = {}, every exponential on MUFU (no emulation), "
       "against FA4 §3.1.1 (Table 1) and §3.2.1. Cells are *model / paper* cycles per tile.\n\n",
       gpu.id, kPaperHeaddim);
-  md::Table table{{{"case"},
-                   {"tile M x N"},
-                   {"MMA", md::Align::right},
-                   {"exp (MUFU)", md::Align::right},
-                   {"SMEM", md::Align::right},
-                   {"bound by"},
-                   {"check"}},
-                  {}};
+  Table table{{{"case"},
+               {"tile M x N"},
+               {"MMA", Align::right},
+               {"exp (MUFU)", Align::right},
+               {"SMEM", Align::right},
+               {"bound by"},
+               {"check"}},
+              {}};
   int mismatches = 0, stated = 0;
   for (const PaperCase& paper : kPaperCases) {
     const int case_stated =

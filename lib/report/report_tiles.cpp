@@ -1,5 +1,5 @@
-// Section 3: per-tile cycles. One 128x128 tile on every GPU, forward at d = 64, 128, 256 and
-// backward at d = 128, so the asymmetric scaling of the units shows in cycles.
+// The tiles section: per-tile cycles. One 128x128 tile on every GPU, forward at d = 64, 128, 256
+// and backward at d = 128, so the asymmetric scaling of the units shows in cycles.
 #include <fmt/format.h>
 
 #include "report/markdown.hpp"
@@ -15,16 +15,16 @@ constexpr int kHeaddims[] = {64, 128, 256};
 constexpr int kBackwardHeaddim = 128;
 
 std::string tile_table(const std::vector<hw::Spec>& gpus, Pass pass, int headdim) {
-  md::Table table{{{"GPU"},
-                   {"kernel"},
-                   {"MMA", md::Align::right},
-                   {"exp (MUFU)", md::Align::right},
-                   {"FP32 pipe", md::Align::right},
-                   {"SMEM", md::Align::right},
-                   {"bound by"},
-                   {"exp / MMA", md::Align::right},
-                   {"SMEM / MMA", md::Align::right}},
-                  {}};
+  Table table{{{"GPU"},
+               {"kernel"},
+               {"MMA", Align::right},
+               {"exp (MUFU)", Align::right},
+               {"FP32 pipe", Align::right},
+               {"SMEM", Align::right},
+               {"bound by"},
+               {"exp / MMA", Align::right},
+               {"SMEM / MMA", Align::right}},
+              {}};
   for (const hw::Spec& gpu : gpus) {
     const model::Algorithm algorithm = native_algorithm(gpu);
     const std::string kernel(model::to_string(algorithm));
@@ -58,7 +58,7 @@ std::string tile_across_gpus_subsection(const std::vector<hw::Spec>& gpus) {
 }
 
 std::string tiles_section(const std::vector<hw::Spec>& gpus) {
-  return "## 3. Per-tile cycles\n\n" + table1_subsection(gpus) + tile_across_gpus_subsection(gpus) +
+  return heading(Section::tiles) + table1_subsection(gpus) + tile_across_gpus_subsection(gpus) +
          why_subsection(gpus);
 }
 

@@ -1,5 +1,6 @@
 // One function per report section, each in its own file (report_<section>.cpp); render_report
-// joins them. Each returns markdown starting with its heading and ending in a blank line.
+// joins them in the order of one list (report.cpp), which also numbers them. Each returns markdown
+// starting with its heading and ending in a blank line.
 #pragma once
 
 #include <string>
@@ -12,9 +13,20 @@
 
 namespace fa4::report {
 
+// The report's sections; their order, titles and numbers come from the one list in report.cpp.
+enum class Section { header, hardware, tiles, sweep, measured, scaling, published, factors };
+
+// The section's place in the report, from 1 (the header).
+int number(Section section);
+// "## 3. Per-tile cycles\n\n": the section's heading, numbered.
+std::string heading(Section section);
+// "2. hardware at a glance; 3. per-tile cycles (FA4's Table 1 reproduced, ...); ...": the
+// sections after the header, as the header lists them.
+std::string section_list();
+
 std::string header_section(const ReportInputs& inputs);
 std::string hardware_section(const std::vector<hw::Spec>& gpus);
-// Section 3 joins the three below: FA4's Table 1 and backward figures against the model on
+// The tiles section joins the three below: FA4's Table 1 and backward figures against the model on
 // B200, one tile on every GPU, and the unit-by-unit explanation ("### " headings).
 std::string tiles_section(const std::vector<hw::Spec>& gpus);
 std::string table1_subsection(const std::vector<hw::Spec>& gpus);
@@ -22,14 +34,15 @@ std::string tile_across_gpus_subsection(const std::vector<hw::Spec>& gpus);
 std::string why_subsection(const std::vector<hw::Spec>& gpus);
 std::string sweep_section(const std::vector<hw::Spec>& gpus,
                           const std::vector<store::ReportRow>& rows);
-// Section 5: our kernels' measurements against the peers' (Store::measurements_for_report()).
+// The measured section: our kernels' measurements against the peers'
+// (Store::measurements_for_report()).
 std::string measured_section(const std::vector<store::MeasurementRow>& rows);
-// The end of section 5: our ladder's rungs, their speedups, the best one's share of the device's
-// measured GEMM ceiling, and the ablations; "" when no device has two rungs measured.
+// The end of the measured section: our ladder's rungs, their speedups, the best one's share of the
+// device's measured GEMM ceiling, and the ablations; "" when no device has two rungs measured.
 std::string ladder_subsection(const std::vector<store::MeasurementRow>& rows,
                               const std::vector<store::CeilingRow>& ceilings);
-// Section 6: per GPU and head dim, the units' cycles, the best exp-emulation share and the
-// predicted gain of each FA4 technique, beside our measured fa4 / fa3 on Hopper.
+// The scaling section: per GPU and head dim, the units' cycles, the best exp-emulation share and
+// the predicted gain of each FA4 technique, beside our measured fa4 / fa3 on Hopper.
 std::string scaling_section(const std::vector<hw::Spec>& gpus,
                             const std::vector<store::MeasurementRow>& rows);
 std::string published_section(const std::vector<hw::Spec>& gpus,

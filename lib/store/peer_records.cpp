@@ -67,9 +67,7 @@ AttnShape parse_shape(const json& o) {
 }
 
 MeasurementStatus parse_status(const std::string& s) {
-  if (s == "ok") return MeasurementStatus::ok;
-  if (s == "failed") return MeasurementStatus::failed;
-  if (s == "skipped") return MeasurementStatus::skipped;
+  if (const auto status = parse_measurement_status(s)) return *status;
   throw FieldError{fmt::format("\"status\" is \"{}\"; expected \"ok\", \"failed\" or \"skipped\"", s)};
 }
 

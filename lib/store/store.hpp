@@ -13,8 +13,8 @@
 #include "core/error.hpp"
 #include "core/shape.hpp"
 #include "model/model.hpp"
+#include "store/query_result.hpp"
 #include "store/sqlite.hpp"
-#include "store/table.hpp"
 
 namespace fa4::store {
 
@@ -92,6 +92,11 @@ struct ReportRow {
 
 enum class MeasurementStatus { ok, failed, skipped };
 std::string_view to_string(MeasurementStatus status);
+// "ok", "failed" or "skipped"; nullopt for anything else.
+std::optional<MeasurementStatus> parse_measurement_status(std::string_view text);
+
+// The source of our own measurements; a peer's is "peer:<runner>" ("peer:torch-cudnn").
+inline constexpr std::string_view kOurSource = "ours";
 
 // One kernel timed (or tried) on one problem. An ok measurement has times and tflops; a failed or
 // skipped one has a reason and no times.
@@ -99,7 +104,7 @@ struct Measurement {
   AttnShape shape;
   Pass pass = Pass::fwd;
   std::string kernel;
-  std::string source = "ours";  // 'ours', 'peer:torch-cudnn', ...
+  std::string source{kOurSource};  // kOurSource, 'peer:torch-cudnn', ...
   std::string device;           // CUDA device name
   MeasurementStatus status = MeasurementStatus::ok;
   std::string reason;  // why it failed or was skipped; empty when ok
@@ -146,15 +151,18 @@ struct MeasurementRow {
   std::string revision;    // of the run
   std::string device;
   std::string kernel;
-  std::string source;
+  std::string source;  // kOurSource, 'peer:torch-cudnn', ...
   AttnShape shape;
   Pass pass = Pass::fwd;
-  std::string status;  // "ok", "failed", "skipped"
+  MeasurementStatus status = MeasurementStatus::ok;
   std::string reason;
   double median_s = 0, tflops = 0;  // 0 unless ok
   double predicted_tflops = 0;      // the linked prediction's; 0 when none
   std::string predicted_gpu;        // its hardware model id
   std::vector<double> samples_s;    // every timed sample, in the order taken
+
+  bool ours() const { return source == kOurSource; }  // not a peer's
+  bool ok() const { return status == MeasurementStatus::ok; }
 };
 
 struct CeilingRow {
@@ -223,7 +231,7 @@ class Store {
   Result<std::vector<RunRow>> list_runs() const;
   // Runs one read-only statement that returns rows. Statements that would write (DROP, INSERT,
   // ...) or change the connection (BEGIN, ATTACH, PRAGMA x = y) are refused.
-  Result<Table> query(std::string_view sql) const;
+  Result<QueryResult> query(std::string_view sql) const;
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;
@@ -232,8 +240,8 @@ class Store {
   Result<std::vector<MeasurementRow>> measurements_for_report() const;
   // The configurations measured on `device` by `source` in any run with status ok or skipped
   // (a failed one is not counted: it is measured again): what `bench --resume` skips.
-  Result<std::vector<MeasuredConfig>> measured_configurations(std::string_view device,
-                                                              std::string_view source = "ours") const;
+  Result<std::vector<MeasuredConfig>> measured_configurations(
+      std::string_view device, std::string_view source = kOurSource) const;
   // The latest ceiling of each (device, unit), ordered by device and unit.
   Result<std::vector<CeilingRow>> latest_ceilings() const;
 
@@ -252,7 +260,8 @@ class Store {
   Db db_;
 };
 
-// The runs as a table, one column per RunRow field (command_line last, being the widest).
-Table to_table(const std::vector<RunRow>& runs);
+// The runs as a query would return them, one column per RunRow field (command_line last, being
+// the widest).
+QueryResult to_query_result(const std::vector<RunRow>& runs);
 
 }  // namespace fa4::store

@@ -19,6 +19,13 @@ std::string_view to_string(MeasurementStatus status) {
   return "?";
 }
 
+std::optional<MeasurementStatus> parse_measurement_status(std::string_view text) {
+  for (MeasurementStatus status :
+       {MeasurementStatus::ok, MeasurementStatus::failed, MeasurementStatus::skipped})
+    if (to_string(status) == text) return status;
+  return std::nullopt;
+}
+
 Result<std::int64_t> Store::insert_measurement(std::int64_t run_id, const Measurement& m) {
   const bool ok = m.status == MeasurementStatus::ok;
   if (!ok && m.reason.empty())

@@ -122,7 +122,7 @@ Result<std::vector<RunRow>> Store::list_runs() const {
   }
 }
 
-Result<Table> Store::query(std::string_view sql) const {
+Result<QueryResult> Store::query(std::string_view sql) const {
   auto statement = Statement::prepare(db_.get(), sql);
   if (!statement) return statement.error();
   if (!sqlite3_stmt_readonly(statement->handle()) || statement->column_count() == 0) {
@@ -133,7 +133,7 @@ Result<Table> Store::query(std::string_view sql) const {
   }
   QueryOnly query_only(db_.get());
   if (auto on = query_only.enable(); !on) return on.error();
-  Table table;
+  QueryResult table;
   for (int c = 0; c < statement->column_count(); ++c)
     table.columns.push_back(statement->column_name(c));
   for (;;) {
@@ -190,7 +190,11 @@ Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {
     row.device = select->column_text(4);
     row.kernel = select->column_text(5);
     row.source = select->column_text(6);
-    row.status = select->column_text(7);
+    const std::string status = select->column_text(7);
+    const auto parsed = parse_measurement_status(status);
+    if (!parsed)
+      return Error{fmt::format("{}: measurement {}: unknown status '{}'", path_, row.id, status)};
+    row.status = *parsed;
     row.reason = select->column_text(8);
     row.median_s = select->column_double(9);
     row.tflops = select->column_double(10);
@@ -251,10 +255,10 @@ Result<std::vector<CeilingRow>> Store::latest_ceilings() const {
   }
 }
 
-Table to_table(const std::vector<RunRow>& runs) {
-  Table table{{"id", "started_at", "kind", "revision", "host", "device", "driver", "cuda_version",
-               "predictions", "measurements", "notes", "command_line"},
-              {}};
+QueryResult to_query_result(const std::vector<RunRow>& runs) {
+  QueryResult table{{"id", "started_at", "kind", "revision", "host", "device", "driver",
+                     "cuda_version", "predictions", "measurements", "notes", "command_line"},
+                    {}};
   for (const RunRow& r : runs) {
     table.rows.push_back({r.id, r.started_at, r.kind, r.revision, r.host, r.device, r.driver,
                           r.cuda_version, r.predictions, r.measurements, r.notes, r.command_line});

@@ -6,7 +6,7 @@ Everything here mirrors the C++ side so peer records and `fa4-analyze bench` rec
   sweeps         lib/core/sweep.cpp   (same expansion order, same checks, same error paths)
   shape checks   lib/core/shape.cpp   validate()
   FLOPs          lib/core/shape.cpp   unmasked_pairs(), attention_flops()
-  statistics     lib/bench/stats.cpp  quantiles by linear interpolation
+  statistics     lib/core/stats.cpp   quantiles by linear interpolation
   stopping rule  lib/bench/timer.cpp  min/max samples, relative IQR target, time cap
 """
 from __future__ import annotations
@@ -293,7 +293,7 @@ def rows_without_keys(s: Shape) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# Timing statistics and the stopping rule (lib/bench/stats.cpp, lib/bench/timer.cpp)
+# Timing statistics and the stopping rule (lib/core/stats.cpp, lib/bench/timer.cpp)
 
 
 @dataclass

@@ -171,7 +171,7 @@ Status print_ceilings(const bench::Timer& timer, const Options& o, std::ostream&
       return Error{std::string("cuBLAS GEMM: ") + cublasGetStatusString(s)};
     return Ok{};
   };
-  Result<bench::TimingStats> gemm_time = timer.time(gemm);
+  Result<TimingStats> gemm_time = timer.time(gemm);
   cublasDestroy(handle);
   if (!gemm_time) return gemm_time.error();
   const double gemm_tflops =
@@ -194,7 +194,7 @@ Status print_ceilings(const bench::Timer& timer, const Options& o, std::ostream&
         cudaMemcpyAsync(target->get(), source->get(), kCopyCeilingBytes, cudaMemcpyDeviceToDevice),
         "device copy");
   };
-  Result<bench::TimingStats> copy_time = timer.time(copy);
+  Result<TimingStats> copy_time = timer.time(copy);
   if (!copy_time) return copy_time.error();
   const double tb_per_s = 2.0 * double(kCopyCeilingBytes) / (copy_time->median_s) / 1e12;
   std::printf("ceiling  device_copy_2GiB (read+write)  median %.3f ms  %.2f TB/s\n",
@@ -275,7 +275,7 @@ Status run(const Options& o) {
                 << ",,,,,check failed\n";
             continue;
           }
-          const bench::TimingStats& t = *r->timing;
+          const TimingStats& t = *r->timing;
           std::printf("%-22s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
                       name.c_str(), t.median_s * 1e3, t.min_s * 1e3, t.max_s * 1e3, r->tflops,
                       r->reason.c_str());

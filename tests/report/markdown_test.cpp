@@ -21,6 +21,15 @@ TEST(Markdown, RendersHeaderRuleAndEscapedRows) {
             "| fa\\|4 | 1613 |\n");
 }
 
+TEST(Markdown, WritesNumbersAsTextAndNullAsAnEmptyCell) {
+  const Table table{{{"n", Align::right}, {"x", Align::right}, {"note"}},
+                    {{std::int64_t{12}, 0.5, std::monostate{}}}};
+  EXPECT_EQ(render(table),
+            "| n | x | note |\n"
+            "| ---: | ---: | --- |\n"
+            "| 12 | 0.5 |  |\n");
+}
+
 TEST(Markdown, RefusesARowOfTheWrongWidth) {
   const Table table{{{"a"}, {"b"}}, {{"only one"}}};
   EXPECT_THROW(render(table), std::logic_error);

@@ -49,7 +49,7 @@ store::MeasurementRow measurement(std::string device, std::string kernel, std::s
   m.source = std::move(source);
   m.shape.seqlen_q = m.shape.seqlen_k = seqlen;
   m.shape.batch = 32768 / seqlen;
-  m.status = std::move(status);
+  m.status = store::parse_measurement_status(status).value();
   m.reason = std::move(reason);
   m.tflops = tflops;
   m.median_s = tflops > 0 ? attention_flops(m.shape, m.pass) / (tflops * 1e12) : 0;

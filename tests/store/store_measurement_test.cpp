@@ -77,6 +77,29 @@ TEST(RecordMeasurement, FailedAndSkippedKeepTheReasonAndNoTimes) {
             2);
 }
 
+TEST(RecordMeasurement, ReadsBackItsStatusAndWhoMeasured) {
+  Store store = memory_store();
+  const auto run = store.begin_run(testing::run_info(RunKind::bench, "r"));
+  ASSERT_TRUE(store.record_measurement(*run, timed()).ok());
+  Measurement peer = timed();
+  peer.source = "peer:torch-cudnn";
+  peer.status = MeasurementStatus::skipped;
+  peer.reason = "no cuDNN";
+  ASSERT_TRUE(store.record_measurement(*run, peer).ok());
+  const auto rows = store.measurements_for_report();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 2u);
+  const auto ours = rows->at(0).ours() ? rows->at(0) : rows->at(1);
+  const auto theirs = rows->at(0).ours() ? rows->at(1) : rows->at(0);
+  EXPECT_TRUE(ours.ours());
+  EXPECT_TRUE(ours.ok());
+  EXPECT_FALSE(theirs.ours());
+  EXPECT_FALSE(theirs.ok());
+  EXPECT_EQ(theirs.status, MeasurementStatus::skipped);
+  EXPECT_EQ(parse_measurement_status("skipped"), MeasurementStatus::skipped);
+  EXPECT_EQ(parse_measurement_status("passed"), std::nullopt);
+}
+
 TEST(RecordMeasurement, RefusesAnUnknownRunOrAMissingReasonAndWritesNothing) {
   Store store = memory_store();
   const auto missing_run = store.record_measurement(42, timed());

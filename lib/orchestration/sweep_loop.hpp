@@ -14,7 +14,7 @@
 #include "core/error.hpp"
 #include "store/store.hpp"
 
-namespace fa4::bench {
+namespace fa4::orchestration {
 
 struct SweepConfig {
   std::string kernel;
@@ -60,4 +60,4 @@ Result<SweepSummary> run_sweep(store::Store& db, const std::vector<SweepConfig>&
 std::string describe_stop(const SweepSummary& summary, std::int64_t run_id,
                           const std::string& db_path, const std::string& why);
 
-}  // namespace fa4::bench
+}  // namespace fa4::orchestration

@@ -1,11 +1,11 @@
-// Text, CSV and JSON renderings of a query result.
-#include "store/table_format.hpp"
+// Text, CSV and JSON renderings of a table: what query, runs and gpus print.
+#include "report/table_format.hpp"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-namespace fa4::store {
+namespace fa4::report {
 namespace {
 
 Table sample_table() {
@@ -67,6 +67,24 @@ TEST(TableFormat, EmptyResults) {
   EXPECT_EQ(format_text(empty), "id\n--\n(0 rows)\n");
 }
 
+TEST(TableFormat, TextRightAlignsAColumnWithItsTitleAndMayLeaveOutRuleAndCount) {
+  const Table table{{{""}, {"h100", Align::right}, {"b200", Align::right}},
+                    {{"MMA", "1x", "2x"}, {"SMEM B/clk", "128", "128"}}};
+  EXPECT_EQ(format_text(table, {.rule = false, .row_count = false}),
+            "            h100  b200\n"
+            "MMA           1x    2x\n"
+            "SMEM B/clk   128   128\n");
+}
+
+TEST(TableFormat, TableOfAQueryResultKeepsItsColumnsAndValues) {
+  const Table table =
+      table_of(store::QueryResult{{"id", "note"}, {{std::int64_t{7}, std::monostate{}}}});
+  ASSERT_EQ(table.columns.size(), 2u);
+  EXPECT_EQ(table.columns[1].title, "note");
+  EXPECT_EQ(table.columns[1].align, Align::left);
+  EXPECT_EQ(format_csv(table), "id,note\n7,\n");
+}
+
 TEST(TableFormat, ParsesFormatNames) {
   EXPECT_EQ(*parse_table_format("table"), TableFormat::text);
   EXPECT_EQ(*parse_table_format("csv"), TableFormat::csv);
@@ -77,4 +95,4 @@ TEST(TableFormat, ParsesFormatNames) {
 }
 
 }  // namespace
-}  // namespace fa4::store
+}  // namespace fa4::report

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <csignal>
 
-namespace fa4::bench {
+namespace fa4::orchestration {
 
 class StopOnSignal {
  public:
@@ -26,4 +26,4 @@ class StopOnSignal {
   struct sigaction previous_term_ {};
 };
 
-}  // namespace fa4::bench
+}  // namespace fa4::orchestration

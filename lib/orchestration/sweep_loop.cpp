@@ -1,10 +1,10 @@
-#include "bench/sweep_loop.hpp"
+#include "orchestration/sweep_loop.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace fa4::bench {
+namespace fa4::orchestration {
 
 std::vector<SweepConfig> sweep_configs(const std::vector<AttnShape>& shapes,
                                        const std::vector<std::string>& kernels) {
@@ -69,4 +69,4 @@ std::string describe_stop(const SweepSummary& summary, std::int64_t run_id,
       summary.remaining());
 }
 
-}  // namespace fa4::bench
+}  // namespace fa4::orchestration

@@ -1,8 +1,8 @@
+#include "core/stats.hpp"
+
 #include <gtest/gtest.h>
 
-#include "bench/stats.hpp"
-
-namespace fa4::bench {
+namespace fa4 {
 namespace {
 
 TEST(Summarize, InterpolatedQuartilesAndExtremesKeepTheSampleOrder) {
@@ -31,8 +31,9 @@ TEST(SampleDrift, AStepBetweenTheFirstAndLastQuarterIsMeasuredSteadySamplesAreNo
   EXPECT_NEAR(sample_drift(step), 3.45 / 3.05 - 1, 1e-12);
   EXPECT_GT(sample_drift(step), kDriftFlag);
   // Steady samples with noise in both quarters.
-  EXPECT_NEAR(sample_drift({3.11, 3.12, 3.10, 3.12, 3.11, 3.12, 3.13, 3.11, 3.12, 3.10, 3.12, 3.11}),
-              0, 0.01);
+  EXPECT_NEAR(
+      sample_drift({3.11, 3.12, 3.10, 3.12, 3.11, 3.12, 3.13, 3.11, 3.12, 3.10, 3.12, 3.11}), 0,
+      0.01);
   // Faster at the end (a clock coming up) is a drift too, negative.
   std::vector<double> up(12, 1.0);
   std::fill(up.end() - 3, up.end(), 0.9);
@@ -49,4 +50,4 @@ TEST(SampleDrift, FlaggedPastFivePercentEitherWay) {
 }
 
 }  // namespace
-}  // namespace fa4::bench
+}  // namespace fa4

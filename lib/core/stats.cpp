@@ -1,9 +1,9 @@
-#include "bench/stats.hpp"
+#include "core/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace fa4::bench {
+namespace fa4 {
 namespace {
 
 double quantile(const std::vector<double>& sorted, double q) {
@@ -46,4 +46,4 @@ TimingStats summarize(std::vector<double> samples_s) {
                      .samples_s = std::move(samples_s)};
 }
 
-}  // namespace fa4::bench
+}  // namespace fa4

@@ -1,10 +1,10 @@
-#include "bench/stop_signal.hpp"
+#include "orchestration/stop_signal.hpp"
 
 #include <unistd.h>
 
 #include <cstring>
 
-namespace fa4::bench {
+namespace fa4::orchestration {
 namespace {
 
 static_assert(std::atomic<bool>::is_always_lock_free);
@@ -51,4 +51,4 @@ const std::atomic<bool>& StopOnSignal::requested() const { return g_requested; }
 
 int StopOnSignal::signal_number() const { return g_signal.load(); }
 
-}  // namespace fa4::bench
+}  // namespace fa4::orchestration

@@ -1,7 +1,7 @@
 // The bench sweep loop without a GPU: a fake measuring function, a real results database. Each
 // measurement is committed before the next starts; a stop flag (or SIGINT) ends the sweep between
 // configurations; SIGKILL mid-way keeps every committed row intact; --resume skips them.
-#include "bench/sweep_loop.hpp"
+#include "orchestration/sweep_loop.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,10 +13,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "bench/stop_signal.hpp"
+#include "orchestration/stop_signal.hpp"
 #include "store/sqlite.hpp"
 
-namespace fa4::bench {
+namespace fa4::orchestration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -263,4 +263,4 @@ TEST_F(SweepLoop, ADatabaseErrorStopsTheSweepAndSaysHowFarItGot) {
 }
 
 }  // namespace
-}  // namespace fa4::bench
+}  // namespace fa4::orchestration

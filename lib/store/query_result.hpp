@@ -1,4 +1,5 @@
-// A query result as plain values: column names and rows of SQLite-typed cells.
+// A query result as plain values: column names and rows of SQLite-typed cells. The store returns
+// it as read; presenting it is the report's (report/table_format.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@ namespace fa4::store {
 // NULL, INTEGER, REAL or TEXT. A BLOB arrives as TEXT in SQL literal form, x'0a1b'.
 using Value = std::variant<std::monostate, std::int64_t, double, std::string>;
 
-struct Table {
+struct QueryResult {
   std::vector<std::string> columns;
   std::vector<std::vector<Value>> rows;  // each row has columns.size() cells
 };

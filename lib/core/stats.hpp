@@ -1,10 +1,12 @@
 // Summary statistics of timed samples: median, quartiles, extremes, and the stopping rule
-// (relative interquartile range) that decides when enough samples were taken. Plain C++.
+// (relative interquartile range) that decides when enough samples were taken, and the drift that
+// flags a measurement taken while the device changed speed. Plain C++: the timer measures with
+// them, the report judges recorded samples with them.
 #pragma once
 
 #include <vector>
 
-namespace fa4::bench {
+namespace fa4 {
 
 struct TimingStats {
   double median_s = 0, p25_s = 0, p75_s = 0, min_s = 0, max_s = 0;
@@ -26,4 +28,4 @@ bool drift_flagged(double drift);  // |drift| > kDriftFlag
 // Quartiles by linear interpolation between order statistics. `samples_s` must not be empty.
 TimingStats summarize(std::vector<double> samples_s);
 
-}  // namespace fa4::bench
+}  // namespace fa4
