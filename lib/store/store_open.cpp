@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "store/migrations.hpp"
@@ -133,7 +134,7 @@ Result<std::int64_t> count_schema_objects(sqlite3* db) {
 // cores under load).
 constexpr std::uintmax_t kFullCheckBytes = std::uintmax_t{16} << 20;
 
-// Ok, or the damage the check found (the first finding and how many there are).
+// Ok, or the damage the check found (the first finding and how many there are), on one line.
 Status integrity_of(sqlite3* db, const std::string& path, const OpenOptions& options) {
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
@@ -146,7 +147,10 @@ Status integrity_of(sqlite3* db, const std::string& path, const OpenOptions& opt
     auto row = check->step();
     if (!row) return open_failure(db, path, row.error(), options);
     if (!*row) break;
-    if (std::string text = check->column_text(0); text != "ok") findings.push_back(std::move(text));
+    // A row may hold several findings, one a line, under a "*** in database main ***" line.
+    std::istringstream lines(check->column_text(0));
+    for (std::string line; std::getline(lines, line);)
+      if (line != "ok" && line.rfind("***", 0) != 0) findings.push_back(line);
   }
   if (findings.empty()) return Ok{};
   return damaged(path,
@@ -209,8 +213,13 @@ struct Reader {
 // Opens an existing database for reading only: see OpenOptions::read_only.
 Result<Reader> open_reader(const std::string& path, const OpenOptions& options) {
   if (auto usable = check_path(path, false, true); !usable) return usable.error();
+  // A writable file is opened read-write, though nothing is written, so that SQLite removes its
+  // -wal and -shm files on close; a read-only connection would leave them beside the file.
+  const bool writable = static_cast<bool>(check_path(path, false, false));
   for (const bool immutable : {false, true}) {
-    auto opened = open_db(reader_uri(path, immutable), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    auto opened =
+        writable ? open_db(path, SQLITE_OPEN_READWRITE)
+                 : open_db(reader_uri(path, immutable), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
     if (!opened) return opened.error();
     Db db = std::move(opened).value();
     sqlite3_busy_timeout(db.get(), static_cast<int>(options.busy_timeout.count()));
@@ -219,7 +228,7 @@ Result<Reader> open_reader(const std::string& path, const OpenOptions& options) 
     auto state = schema_state(db.get(), path, options);
     if (!state) return state.error();
     if (state->version == latest_schema_version()) return Reader{std::move(db)};
-    if (check_path(path, false, false)) return Reader{nullptr, true};
+    if (writable) return Reader{nullptr, true};
     return Error{fmt::format(
         "results database {} has schema {}, older than this fa4-analyze's {}, and cannot be "
         "upgraded where it is (read-only): copy it to a writable folder and pass the copy with "
