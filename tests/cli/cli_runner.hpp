@@ -46,6 +46,12 @@ class CliTest : public ::testing::Test {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   }
 
+  // Copies a database shipped in data/runs (real runs) into the test's folder as `name`.
+  void copy_shipped_db(const std::string& shipped, const std::string& name) {
+    std::filesystem::copy_file(std::filesystem::path(FA4_SOURCE_DIR) / "data/runs" / shipped,
+                               dir_ / name, std::filesystem::copy_options::overwrite_existing);
+  }
+
   // Runs a shell script in the test's folder, through `wrapper` (e.g. "unshare -m": a private
   // mount namespace) when given, with the executable in $CLI and FA4_DB unset.
   Outcome run_script(const std::string& script, const std::string& wrapper = "") {

@@ -1,20 +1,18 @@
 // Black-box tests of the conventions users expect from a command line: the global options
 // (--db, --models, --busy-timeout) after the subcommand as well as before it, and --version.
-#include <filesystem>
 #include <regex>
 
 #include "cli_runner.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
 using fa4::testing::Outcome;
 
 class Conventions : public fa4::testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    fs::copy_file(fs::path(FA4_SOURCE_DIR) / "data/runs/2026-11-23-h200.db", dir_ / "x.db");
+    copy_shipped_db("2026-11-23-h200.db", "x.db");
   }
 };
 

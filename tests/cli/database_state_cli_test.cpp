@@ -7,9 +7,9 @@
 // neither, those tests say skipped.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "cli_runner.hpp"
 
@@ -17,13 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using fa4::testing::Outcome;
+using fa4::testing::slurp;
 
 constexpr int kCannotSetUp = 77;  // a script's exit status for "this machine cannot do that"
-
-std::string bytes_of(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The first line of PRAGMA integrity_check (or the error that stopped it) on `file`.
 std::string integrity_of(const fs::path& file) {
@@ -45,11 +41,11 @@ class DatabaseState : public fa4::testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    fs::copy_file(kRealDb, dir_ / "t.db");
+    copy_shipped_db(kRealDb, "t.db");
   }
   // t.db with 64 bytes inverted at `offset`; asserts that the copy fails integrity_check.
   void damage_at(std::size_t offset) {
-    std::string bytes = bytes_of(dir_ / "t.db");
+    std::string bytes = slurp(dir_ / "t.db");
     ASSERT_LT(offset + 64, bytes.size());
     for (std::size_t i = offset; i < offset + 64; ++i) bytes[i] = static_cast<char>(~bytes[i]);
     std::ofstream(dir_ / "t.db", std::ios::binary | std::ios::trunc) << bytes;
@@ -60,9 +56,10 @@ class DatabaseState : public fa4::testing::CliTest {
     EXPECT_EQ(r.err.rfind("error: results database t.db is damaged (", 0), 0u) << r.err;
     EXPECT_NE(r.err.find("'sqlite3 t.db .recover | sqlite3 recovered.db'"), std::string::npos)
         << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "not one line: " << r.err;
   }
 
-  const fs::path kRealDb = fs::path(FA4_SOURCE_DIR) / "data/runs/2026-11-23-h200.db";
+  const std::string kRealDb = "2026-11-23-h200.db";
   const std::string kSweep = "--sweep '" FA4_SOURCE_DIR "/data/sweeps/llama3.json'";
 };
 
@@ -70,20 +67,20 @@ class DatabaseState : public fa4::testing::CliTest {
 // index page whose damage only integrity_check finds (the reader would silently miss a row).
 TEST_F(DatabaseState, PredictRefusesADamagedDatabaseAndLeavesItByteForByte) {
   for (const std::size_t offset : {120832u, 147260u}) {
-    fs::copy_file(kRealDb, dir_ / "t.db", fs::copy_options::overwrite_existing);
+    copy_shipped_db(kRealDb, "t.db");
     damage_at(offset);
-    const std::string before = bytes_of(dir_ / "t.db");
+    const std::string before = slurp(dir_ / "t.db");
     expect_refused_as_damaged(run("--db t.db predict " + kSweep + " --gpu h100 --kernel fa3"));
     expect_refused_as_damaged(
         run("--db t.db import '" FA4_SOURCE_DIR "/data/published/papers.json'"));
-    EXPECT_TRUE(bytes_of(dir_ / "t.db") == before) << "offset " << offset;
+    EXPECT_TRUE(slurp(dir_ / "t.db") == before) << "offset " << offset;
     EXPECT_FALSE(fs::exists(dir_ / "t.db-wal")) << "offset " << offset;
   }
 }
 
 TEST_F(DatabaseState, ReadersWarnAboutADamagedDatabase) {
   damage_at(147260);
-  const std::string before = bytes_of(dir_ / "t.db");
+  const std::string before = slurp(dir_ / "t.db");
   for (const std::string command :
        {"report --out r.md", "runs", "query \"SELECT COUNT(*) FROM runs\""}) {
     const Outcome r = run("--db t.db " + command);
@@ -95,15 +92,18 @@ TEST_F(DatabaseState, ReadersWarnAboutADamagedDatabase) {
         << command << ": " << r.err;
     EXPECT_NE(r.err.find(".recover"), std::string::npos) << r.err;
   }
-  EXPECT_TRUE(bytes_of(dir_ / "t.db") == before);
+  EXPECT_TRUE(slurp(dir_ / "t.db") == before);
 }
 
-TEST_F(DatabaseState, AWholeDatabaseGetsNoWarning) {
+TEST_F(DatabaseState, AWholeDatabaseGetsNoWarningAndNoLeftovers) {
   for (const std::string command : {"runs", "report --out r.md"}) {
     const Outcome r = run("--db t.db " + command);
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "") << command;
   }
+  // A reader of a writable database leaves no -wal or -shm file behind.
+  EXPECT_FALSE(fs::exists(dir_ / "t.db-wal"));
+  EXPECT_FALSE(fs::exists(dir_ / "t.db-shm"));
 }
 
 // A read-only bind mount of the database's folder: the readers read it (as immutable: SQLite

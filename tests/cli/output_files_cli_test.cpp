@@ -35,7 +35,7 @@ class OutputFiles : public fa4::testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    fs::copy_file(fs::path(FA4_SOURCE_DIR) / "data/runs/2026-11-23-h200-final.db", dir_ / "t.db");
+    copy_shipped_db("2026-11-23-h200-final.db", "t.db");
   }
 };
 
@@ -74,7 +74,7 @@ ls -A full >&2
 // SIGKILL at random moments of `report --out r.md` over an existing, different report: after each,
 // r.md is the old report, or the new one whole (same first and last line), never a part.
 TEST_F(OutputFiles, ReportKilledAtAnyMomentLeavesAWholeReport) {
-  fs::copy_file(fs::path(FA4_SOURCE_DIR) / "data/runs/2026-11-23-h200.db", dir_ / "old.db");
+  copy_shipped_db("2026-11-23-h200.db", "old.db");
   ASSERT_EQ(run("--db old.db report --out old.md").code, 0);
   const std::string old_report = slurp(dir_ / "old.md");
   const auto started = std::chrono::steady_clock::now();
