@@ -7,18 +7,20 @@
 # and a report that did not change is not rewritten.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/scripts/setup.sh"
-cd "$root"
-tool="$build/apps/fa4-analyze/fa4-analyze"
+# The options first, so that a wrong one stops before the build. Paths given are taken from the
+# caller's folder; the defaults are in the source tree.
 db=${FA4_DB:-fa4-results.db}
 out=out/fa4-analyze-report.md
 while [ $# -gt 0 ]; do
   case "$1" in
-    --db) db=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
+    --db) db=$(realpath -m -- "$2"); shift 2 ;;
+    --out) out=$(realpath -m -- "$2"); shift 2 ;;
     *) echo "run.sh: unknown option '$1': use --db FILE and --out FILE" >&2; exit 1 ;;
   esac
 done
+source "$root/scripts/setup.sh"
+cd "$root"
+tool="$build/apps/fa4-analyze/fa4-analyze"
 
 # The shipped published figures, into the database the report is written from: `query` sees the
 # figures the report counts (an import replaces earlier copies of the same figure).
