@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # On a machine with a CUDA GPU, after a CUDA build (scripts/gpu-check.sh build): run every
-# registered kernel under compute-sanitizer, memcheck (out-of-bounds and misaligned global and
-# shared accesses, invalid frees, CUDA API errors) and racecheck (shared-memory hazards between
-# threads), each over the GPU tests of a set of awkward shapes, every output still checked against
-# the CPU oracle. One line per tool and kernel goes to stdout and $OUT/sanitize.log; the tools' own
+# registered kernel, forward and backward, under compute-sanitizer, memcheck (out-of-bounds and
+# misaligned global and shared accesses, invalid frees, CUDA API errors) and racecheck
+# (shared-memory hazards between threads), each over the GPU tests of a set of awkward shapes
+# (tests/kernels/kernel_test.cpp for the forward kernels, kernel_bwd_test.cpp for the backward
+# ones, named *_bwd*), every output still checked against the CPU oracle. One line per tool and kernel goes to stdout and $OUT/sanitize.log; the tools' own
 # reports go to $OUT/sanitize-<tool>-<kernel>.log. Exit 1 when any run reports an error.
 # racecheck reports WAR hazards inside cuBLAS's own sm90 GEMM kernels (nvjet_sm90_*, naive's two
 # GEMMs: 4960 in one run over the shapes below), code we neither own nor can change; the script
@@ -24,9 +25,14 @@ cli=$build/apps/fa4-analyze/fa4-analyze
 kernels=${FA4_SANITIZE_KERNELS:-$("$cli" kernels --names 2>/dev/null)}
 # Shapes from tests/kernels/kernel_test.cpp: every head dim, causal and not, GQA, seqlen_q !=
 # seqlen_k both ways, a tile-remainder sequence (1000), a one-token sequence, fp16 beside bf16.
-shapes=(d64_s1000_bf16 d128_s1000_causal_bf16 d256_s1000_bf16 d256_s1000_causal_bf16
-        gqa16to2_s100_causal_bf16 q1000_k100_causal_bf16 q300_k2000_bf16 s1_bf16
-        q1_k1000_causal_fp16 d128_s1000_fp16)
+forward_shapes=(d64_s1000_bf16 d128_s1000_causal_bf16 d256_s1000_bf16 d256_s1000_causal_bf16
+                gqa16to2_s100_causal_bf16 q1000_k100_causal_bf16 q300_k2000_bf16 s1_bf16
+                q1_k1000_causal_fp16 d128_s1000_fp16)
+# From tests/kernels/kernel_bwd_test.cpp: the same kinds (hd256 runs fa3_bwd's main kernel twice),
+# plus MQA and rows that see no key (causal, seqlen_q > seqlen_k).
+backward_shapes=(d64_s1000_bf16 d128_s1000_causal_bf16 d256_s1000_causal_bf16
+                 gqa16to2_s300_causal_bf16 mqa16to1_s1000_causal_bf16 q1000_k100_causal_bf16
+                 q300_k2000_bf16 s1_causal_bf16 q1_k1000_causal_fp16 d128_s1000_fp16)
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$out"
 [ -x "$tests" ] || { echo "no $tests: build with CUDA first (scripts/gpu-check.sh build)"; exit 1; }
@@ -38,6 +44,10 @@ mkdir -p "$out"
 failed=0
 for tool in $tools; do
   for kernel in $kernels; do
+    case $kernel in
+      *_bwd*) shapes=("${backward_shapes[@]}") ;;
+      *) shapes=("${forward_shapes[@]}") ;;
+    esac
     filter=$(printf "*OnRandomInputs/${kernel}_%s:" "${shapes[@]}")
     log=$out/sanitize-$tool-$kernel.log
     extra=()

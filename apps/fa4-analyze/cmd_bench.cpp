@@ -1,7 +1,9 @@
 // fa4-analyze bench: check and time registered kernels on the GPU (lib/bench) and record every
 // measurement, with its samples, linked to the model's prediction for the same shape on the
-// detected GPU's hardware model (lib/orchestration: each kernel's model configuration). Without a
-// CUDA device it says so and exits 1.
+// detected GPU's hardware model (lib/orchestration: each kernel's model configuration). --pass
+// bwd benches the backward kernels: an untimed forward kernel (fa3 where it runs, else fa2) makes
+// O and LSE, the gradients are checked against the oracle, then the whole backward is timed.
+// Without a CUDA device it says so and exits 1.
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "store/store.hpp"
 #include "user_error.hpp"
 #if FA4_HAVE_BENCH
+#include "bench/attention_bwd_run.hpp"
 #include "bench/attention_run.hpp"
 #include "bench/sm_clock.hpp"
 #include "orchestration/bench_prediction.hpp"
@@ -38,6 +41,7 @@ struct BenchOptions {
   std::vector<std::string> kernels;
   std::vector<std::string> sweeps;
   ShapeOptions shape;
+  std::string pass = "fwd";
   bool peers = false;
   bool resume = false;
   PeerRunOptions peer;
@@ -80,22 +84,48 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
   return m;
 }
 
-void print_result(const std::string& kernel, const AttnShape& shape, const store::Measurement& m,
+// `label`: the kernel's name, and for a backward kernel the forward kernel that made its O and LSE.
+void print_result(const std::string& label, const AttnShape& shape, const store::Measurement& m,
                   std::int64_t id) {
   if (id == 0)
-    fmt::print("{:<8} {:<40} already recorded (--resume)\n", kernel, describe(shape));
+    fmt::print("{:<8} {:<40} already recorded (--resume)\n", label, describe(shape));
   else if (m.status == store::MeasurementStatus::ok)
-    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s{}\n", kernel,
+    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s{}\n", label,
                describe(shape), m.median_s * 1e3, 100 * (m.p75_s - m.p25_s) / m.median_s,
                m.samples_s.size(), m.tflops, m.reason.empty() ? "" : "\n  warning: " + m.reason);
   else
-    fmt::print("{:<8} {:<40} {}: {}\n", kernel, describe(shape), store::to_string(m.status),
+    fmt::print("{:<8} {:<40} {}: {}\n", label, describe(shape), store::to_string(m.status),
                m.reason);
+}
+
+// The forward kernel that makes a backward kernel's O and LSE (run once, not timed): fa3 where it
+// can run the shape on this device (Hopper), else fa2.
+const kernels::Kernel& forward_for(const AttnShape& shape, const kernels::DeviceCaps& device) {
+  const kernels::Kernel* fa3 = kernels::find_kernel("fa3");
+  if (fa3 && !kernels::why_unsupported(*fa3, shape, device)) return *fa3;
+  return *kernels::find_kernel("fa2");
+}
+
+// One configuration checked and timed: a forward kernel alone, or a backward kernel after its
+// forward.
+Result<bench::AttentionRun> run_configuration(const kernels::Kernel& kernel, const AttnShape& shape,
+                                              const kernels::DeviceCaps& device,
+                                              const bench::Timer& timer, std::uint64_t seed) {
+  if (kernel.pass == Pass::fwd) return bench::run_attention(kernel, shape, device, timer, seed);
+  return bench::run_attention_backward(kernel, forward_for(shape, device), shape, device, timer,
+                                       seed);
+}
+
+std::string result_label(const orchestration::SweepConfig& config,
+                         const kernels::DeviceCaps& device) {
+  if (config.pass == Pass::fwd) return config.kernel;
+  return fmt::format("{} (O, LSE from {})", config.kernel, forward_for(config.shape, device).name);
 }
 
 // Measures every kernel on every shape through orchestration::run_sweep: each measurement is
 // committed as it completes; SIGINT or SIGTERM stops the sweep after the current configuration.
 struct RunMode {
+  Pass pass = Pass::fwd;  // of every kernel measured
   bool resume = false;
   bool single_shape = false;  // from the shape flags: a kernel that cannot run it is an error
 };
@@ -133,7 +163,14 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
   for (const std::string& name : kernel_names)
     if (const auto* k = take(orchestration::find_kernel_model(name)); !k->approximation.empty())
       fmt::print("note: the model predicts {} as {}\n", name, k->approximation);
-  const auto configs = orchestration::sweep_configs(shapes, kernel_names);
+  if (mode.pass == Pass::bwd)
+    fmt::print(
+        "backward: each configuration first runs a forward kernel once, untimed, for O and "
+        "LSE ({} on this device where it can run the shape, else fa2); the timing covers "
+        "the whole backward (preprocessing, main kernel, dQ conversion), TFLOP/s at 2.5x "
+        "the forward FLOPs\n",
+        forward_for(shapes.at(0), *device).name);
+  const auto configs = orchestration::sweep_configs(shapes, kernel_names, mode.pass);
   const orchestration::StopOnSignal stop;
   const orchestration::SweepSettings settings{
       .run_id = run_id, .device = device->name, .resume = resume, .stop = &stop.requested()};
@@ -143,14 +180,16 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
       fmt::print("\r[{}/{}] {} {} ...", index + 1, configs.size(), config.kernel,
                  describe(config.shape));
     std::fflush(stdout);
-    store::Measurement m = to_measurement(
-        bench::run_attention(*kernel, config.shape, *device, timer, seed + index + 1));
+    store::Measurement m =
+        to_measurement(run_configuration(*kernel, config.shape, *device, timer, seed + index + 1));
     take(orchestration::link_prediction(db, run_id, gpu, config.kernel, config.shape, m));
     if (terminal) fmt::print("\r\033[K");
     return m;
   };
-  auto printed = [](const orchestration::SweepConfig& config, const store::Measurement& m,
-                    std::int64_t id) { print_result(config.kernel, config.shape, m, id); };
+  auto printed = [&](const orchestration::SweepConfig& config, const store::Measurement& m,
+                     std::int64_t id) {
+    print_result(result_label(config, *device), config.shape, m, id);
+  };
   const orchestration::SweepSummary summary =
       take(orchestration::run_sweep(db, configs, settings, measure, printed));
   if (summary.resumed)
@@ -168,15 +207,18 @@ void bench(const Context& ctx, const BenchOptions& o) {
   for (const auto& file : o.sweeps)
     for (const AttnShape& s : take(load_sweep(file)).shapes) shapes.push_back(s);
   if (o.sweeps.empty()) shapes.push_back(o.shape.shape());
+  const Pass pass = take(parse_pass(o.pass));
 #if FA4_HAVE_BENCH
   for (const std::string& name : o.kernels) {
     const kernels::Kernel* kernel = kernels::find_kernel(name);
     if (!kernel)
       throw UserError(fmt::format("no kernel '{}': 'fa4-analyze kernels' lists them", name));
-    if (kernel->pass != Pass::fwd)
-      throw UserError(fmt::format("'{}' is a backward kernel and bench measures forward kernels; "
-                                  "time it with tests/kernels/kernel_timing --pass bwd",
-                                  name));
+    if (kernel->pass != pass)
+      throw UserError(fmt::format(
+          "'{}' is a {} kernel and --pass {} benches {} kernels: pass --pass {} for it, and "
+          "bench the two passes in separate calls",
+          name, kernel->pass == Pass::bwd ? "backward" : "forward", to_string(pass),
+          pass == Pass::bwd ? "backward" : "forward", to_string(kernel->pass)));
     take(orchestration::find_kernel_model(name));
   }
   // Refuse before measuring anything when the peers were asked for and cannot run.
@@ -185,10 +227,12 @@ void bench(const Context& ctx, const BenchOptions& o) {
       throw UserError(fmt::format("--peers: the peer runner cannot run here: {}; install PyTorch "
                                   "for {} or leave out --peers",
                                   why, o.peer.python));
-  run_bench(ctx, o.kernels, shapes, {.resume = o.resume, .single_shape = o.sweeps.empty()});
+  run_bench(ctx, o.kernels, shapes,
+            {.pass = pass, .resume = o.resume, .single_shape = o.sweeps.empty()});
   if (o.peers) run_and_import_peers(ctx, shapes, o.peer);
 #else
   (void)ctx;
+  (void)pass;
   throw UserError(fmt::format("{} (this fa4-analyze was built without CUDA)", kNoDevice));
 #endif
 }
@@ -207,11 +251,21 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_flag("--resume", o->resume,
               "Skip the configurations (kernel, shape) already recorded on this device, e.g. "
               "after an interrupted sweep; failed ones are measured again");
-  c->add_option("--peer-pass", o->peer.passes, "Passes the peers run: fwd, bwd or both")
-      ->check(CLI::IsMember({"fwd", "bwd", "both"}));
+  c->add_option("--pass", o->pass,
+                "fwd (default) or bwd: the pass of every kernel named (a backward kernel is "
+                "checked and timed after an untimed forward makes its O and LSE)")
+      ->check(CLI::IsMember({"fwd", "bwd"}));
+  CLI::Option* peer_pass =
+      c->add_option("--peer-pass", o->peer.passes,
+                    "Passes the peers run: fwd, bwd or both (default: the --pass of the kernels)")
+          ->check(CLI::IsMember({"fwd", "bwd", "both"}))
+          ->default_str("");  // the help says what the default is
   c->add_option("--python", o->peer.python, "Python interpreter with PyTorch, for --peers");
   o->shape.add_to(*c);
-  c->callback([&ctx, o] { bench(ctx, *o); });
+  c->callback([&ctx, o, peer_pass] {
+    if (peer_pass->count() == 0) o->peer.passes = o->pass;
+    bench(ctx, *o);
+  });
 }
 
 const SubcommandRegistration registration{70, setup};

@@ -55,7 +55,7 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   in.measurements = take(db.measurements_for_report());
   in.ceilings = take(db.latest_ceilings());
   const fs::path published = published_dir(ctx, o);
-  auto figures = report::load_published_dir(published);
+  auto figures = report::load_published_tree(published);
   if (!figures)
     throw UserError(
         fmt::format("{}; point --published at the folder of published figures "

@@ -4,23 +4,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <span>
 #include <sstream>
 #include <tuple>
 #include <utility>
 
+#include "kernels/cuda_status.hpp"
 #include "reference/half_float.hpp"
 
 namespace fa4::bench {
 namespace {
 
 constexpr unsigned char kPoisonByte = 0xff;
-
-Status cuda_check(cudaError_t status, const std::string& what) {
-  if (status == cudaSuccess) return Ok{};
-  return Error{what + ": " + cudaGetErrorString(status)};
-}
 
 std::size_t q_elements(const AttnShape& s) {
   return std::size_t(s.batch * s.heads_q * s.seqlen_q * s.headdim);
@@ -45,9 +40,9 @@ Result<DeviceBuffer> allocate_16_bit(std::size_t elements) {
 Result<std::vector<float>> download_16_bit(const DeviceBuffer& buffer, Dtype dtype,
                                            const std::string& what) {
   std::vector<std::uint16_t> bits(buffer.size() / sizeof(std::uint16_t));
-  if (Status s =
-          cuda_check(cudaMemcpy(bits.data(), buffer.get(), buffer.size(), cudaMemcpyDeviceToHost),
-                     "downloading " + what);
+  if (Status s = kernels::cuda_status(
+          cudaMemcpy(bits.data(), buffer.get(), buffer.size(), cudaMemcpyDeviceToHost),
+          "downloading " + what);
       !s)
     return s.error();
   return reference::from_bits(bits, dtype);
@@ -77,9 +72,9 @@ Result<DeviceBwdProblem> DeviceBwdProblem::upload(const reference::BwdInputs& in
   if (!lse) return lse.error();
   p.lse = std::move(*lse);
   if (!in.lse.empty())
-    if (Status st =
-            cuda_check(cudaMemcpy(p.lse.get(), in.lse.data(), p.lse.size(), cudaMemcpyHostToDevice),
-                       "uploading LSE");
+    if (Status st = kernels::cuda_status(
+            cudaMemcpy(p.lse.get(), in.lse.data(), p.lse.size(), cudaMemcpyHostToDevice),
+            "uploading LSE");
         !st)
       return st.error();
   for (auto [target, elements] : {std::pair{&p.dq, q_elements(s)}, std::pair{&p.dk, k_elements(s)},
@@ -109,26 +104,27 @@ kernels::AttnBuffers DeviceBwdProblem::buffers() const {
 
 Status DeviceBwdProblem::poison_gradients() const {
   for (const DeviceBuffer* gradient : {&dq, &dk, &dv})
-    if (Status s = cuda_check(cudaMemset(gradient->get(), kPoisonByte, gradient->size()),
-                              "poisoning a gradient");
+    if (Status s = kernels::cuda_status(cudaMemset(gradient->get(), kPoisonByte, gradient->size()),
+                                        "poisoning a gradient");
         !s)
       return s;
   return Ok{};
 }
 
 Status download_forward(const DeviceBwdProblem& problem, reference::BwdInputs& in) {
-  if (Status s = cuda_check(cudaDeviceSynchronize(), "running the forward kernel"); !s) return s;
+  if (Status s = kernels::cuda_status(cudaDeviceSynchronize(), "running the forward kernel"); !s)
+    return s;
   Result<std::vector<float>> o = download_16_bit(problem.o, in.attn.shape.dtype, "O");
   if (!o) return o.error();
   in.o = std::move(*o);
   in.lse.resize(problem.lse.size() / sizeof(float));
-  return cuda_check(
+  return kernels::cuda_status(
       cudaMemcpy(in.lse.data(), problem.lse.get(), problem.lse.size(), cudaMemcpyDeviceToHost),
       "downloading LSE");
 }
 
 Result<HostGradients> fetch_gradients(const DeviceBwdProblem& problem, const AttnShape& shape) {
-  if (Status s = cuda_check(cudaDeviceSynchronize(), "running the backward kernel"); !s)
+  if (Status s = kernels::cuda_status(cudaDeviceSynchronize(), "running the backward kernel"); !s)
     return s.error();
   HostGradients out;
   for (auto [target, buffer, name] :
@@ -143,28 +139,13 @@ Result<HostGradients> fetch_gradients(const DeviceBwdProblem& problem, const Att
 
 std::vector<reference::KeyRowId> sample_key_rows(const AttnShape& s, std::size_t max_rows,
                                                  std::uint64_t seed) {
-  std::vector<reference::KeyRowId> keys;
-  if (std::size_t(s.batch * s.heads_kv * s.seqlen_k) <= max_rows) {
-    for (std::int64_t b = 0; b < s.batch; ++b)
-      for (std::int64_t h = 0; h < s.heads_kv; ++h)
-        for (std::int64_t key = 0; key < s.seqlen_k; ++key) keys.push_back({b, h, key});
-    return keys;
-  }
   // Keys below seqlen_k - seqlen_q are seen by every query row; the next ones by fewer and fewer.
   const std::int64_t first_partly_seen =
       s.causal ? std::max<std::int64_t>(0, s.seqlen_k - s.seqlen_q) : 0;
-  for (std::int64_t h = 0; h < s.heads_kv && keys.size() < max_rows / 2; ++h) {
-    keys.push_back({0, h, 0});
-    keys.push_back({0, h, s.seqlen_k - 1});
-    if (first_partly_seen > 0) {
-      keys.push_back({0, h, first_partly_seen - 1});
-      keys.push_back({0, h, first_partly_seen});
-    }
-  }
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::int64_t> batch(0, s.batch - 1), head(0, s.heads_kv - 1),
-      key(0, s.seqlen_k - 1);
-  while (keys.size() < max_rows) keys.push_back({batch(rng), head(rng), key(rng)});
+  std::vector<reference::KeyRowId> keys;
+  for (const reference::RowId& id :
+       sample_tensor_rows(s.batch, s.heads_kv, s.seqlen_k, first_partly_seen, max_rows, seed))
+    keys.push_back({id.batch, id.head, id.row});
   return keys;
 }
 

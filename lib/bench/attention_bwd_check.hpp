@@ -39,9 +39,8 @@ struct HostGradients {
 // Synchronizes, then downloads dQ, dK and dV.
 Result<HostGradients> fetch_gradients(const DeviceBwdProblem& problem, const AttnShape& shape);
 
-// Key rows to check: all when there are at most `max_rows`, else, for the kv heads of batch 0 while
-// they fill at most half of `max_rows`, the first and last keys and (causal, seqlen_k > seqlen_q)
-// the keys on either side of the first one that some query row does not see; then random keys.
+// Key rows to check: sample_tensor_rows over the keys of K and V with the boundary at the first
+// key that some query row does not see (causal, seqlen_k > seqlen_q).
 std::vector<reference::KeyRowId> sample_key_rows(const AttnShape& shape, std::size_t max_rows,
                                                  std::uint64_t seed);
 

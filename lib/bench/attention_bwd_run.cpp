@@ -9,15 +9,7 @@
 namespace fa4::bench {
 namespace {
 
-constexpr std::size_t kCheckedRows = 48;  // query rows (dQ), and key rows (dK, dV)
 constexpr std::uint64_t kDoutSeedOffset = 0x5851f42d4c957f2dull;
-
-AttentionRun not_timed(Outcome outcome, std::string reason) {
-  AttentionRun run;
-  run.outcome = outcome;
-  run.reason = std::move(reason);
-  return run;
-}
 
 // Q, K, V as random_inputs gives them and dO Normal(0, 1) rounded to the dtype; O and LSE left
 // for the forward kernel (the CPU forward of random_bwd_inputs is too slow at these sizes).
@@ -57,13 +49,8 @@ Result<AttentionRun> run_attention_backward(const kernels::Kernel& kernel,
   const BwdCheckResult check = check_bwd_against_oracle(
       in, *out, sample_rows(shape, kCheckedRows, seed), sample_key_rows(shape, kCheckedRows, seed));
   if (!check.passed()) return not_timed(Outcome::failed, check.summary());
-  Result<TimingStats> timing = timer.time([&] { return kernel.launch(shape, buffers, nullptr); });
-  if (!timing) return timing.error();
-  const double tflops = attention_flops(shape, Pass::bwd) / timing->median_s / 1e12;
-  return AttentionRun{.outcome = Outcome::ok,
-                      .reason = check.summary(),
-                      .timing = std::move(timing).value(),
-                      .tflops = tflops};
+  return time_checked(timer, shape, Pass::bwd, check.summary(),
+                      [&] { return kernel.launch(shape, buffers, nullptr); });
 }
 
 }  // namespace fa4::bench

@@ -38,7 +38,6 @@ Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype
   return buffer;
 }
 
-
 Result<DeviceProblem> DeviceProblem::upload(const reference::AttnInputs& in,
                                             std::size_t workspace_bytes) {
   DeviceProblem problem;
@@ -102,31 +101,38 @@ Result<HostOutputs> fetch_outputs(const DeviceProblem& problem, const AttnShape&
   return out;
 }
 
-std::vector<reference::RowId> sample_rows(const AttnShape& s, std::size_t max_rows,
-                                          std::uint64_t seed) {
-  std::vector<reference::RowId> rows;
-  if (std::size_t(lse_elements(s)) <= max_rows) {
-    for (std::int64_t b = 0; b < s.batch; ++b)
-      for (std::int64_t h = 0; h < s.heads_q; ++h)
-        for (std::int64_t i = 0; i < s.seqlen_q; ++i) rows.push_back({b, h, i});
-    return rows;
+std::vector<reference::RowId> sample_tensor_rows(std::int64_t batch, std::int64_t heads,
+                                                 std::int64_t rows, std::int64_t boundary,
+                                                 std::size_t max_rows, std::uint64_t seed) {
+  std::vector<reference::RowId> ids;
+  if (std::size_t(batch * heads * rows) <= max_rows) {
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t i = 0; i < rows; ++i) ids.push_back({b, h, i});
+    return ids;
   }
   // Structured rows take at most half of the budget, the rest are random.
-  const std::int64_t first_unmasked =
-      s.causal ? std::max<std::int64_t>(0, s.seqlen_q - s.seqlen_k) : 0;
-  for (std::int64_t h = 0; h < s.heads_q && rows.size() < max_rows / 2; ++h) {
-    rows.push_back({0, h, 0});
-    rows.push_back({0, h, s.seqlen_q - 1});
-    if (first_unmasked > 0) {
-      rows.push_back({0, h, first_unmasked - 1});
-      rows.push_back({0, h, first_unmasked});
+  for (std::int64_t h = 0; h < heads && ids.size() < max_rows / 2; ++h) {
+    ids.push_back({0, h, 0});
+    ids.push_back({0, h, rows - 1});
+    if (boundary > 0) {
+      ids.push_back({0, h, boundary - 1});
+      ids.push_back({0, h, boundary});
     }
   }
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::int64_t> batch(0, s.batch - 1), head(0, s.heads_q - 1),
-      row(0, s.seqlen_q - 1);
-  while (rows.size() < max_rows) rows.push_back({batch(rng), head(rng), row(rng)});
-  return rows;
+  std::uniform_int_distribution<std::int64_t> random_batch(0, batch - 1), random_head(0, heads - 1),
+      random_row(0, rows - 1);
+  while (ids.size() < max_rows)
+    ids.push_back({random_batch(rng), random_head(rng), random_row(rng)});
+  return ids;
+}
+
+std::vector<reference::RowId> sample_rows(const AttnShape& s, std::size_t max_rows,
+                                          std::uint64_t seed) {
+  const std::int64_t first_unmasked =
+      s.causal ? std::max<std::int64_t>(0, s.seqlen_q - s.seqlen_k) : 0;
+  return sample_tensor_rows(s.batch, s.heads_q, s.seqlen_q, first_unmasked, max_rows, seed);
 }
 
 double CheckResult::o_tolerance() const { return kErrorFactor * plain.o + kOutputFloor; }

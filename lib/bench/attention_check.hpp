@@ -35,9 +35,16 @@ struct HostOutputs {
 };
 Result<HostOutputs> fetch_outputs(const DeviceProblem& problem, const AttnShape& shape);
 
-// Rows to check: all of them when there are at most `max_rows`, else, for the heads of batch 0
-// while they fill at most half of `max_rows`, the first and last rows and the rows around the
-// first visible key (causal, seqlen_q > seqlen_k); then random rows up to `max_rows`.
+// Rows of a [batch][heads][rows] tensor to check (Q's rows; the backward's keys of K and V): all
+// of them when there are at most `max_rows`, else, for the heads of batch 0 while they fill at
+// most half of `max_rows`, the first and last rows and (when `boundary` > 0) the rows on either
+// side of `boundary`; then random rows up to `max_rows`.
+std::vector<reference::RowId> sample_tensor_rows(std::int64_t batch, std::int64_t heads,
+                                                 std::int64_t rows, std::int64_t boundary,
+                                                 std::size_t max_rows, std::uint64_t seed);
+
+// Query rows to check: sample_tensor_rows with the boundary at the first row that sees a key
+// (causal, seqlen_q > seqlen_k).
 std::vector<reference::RowId> sample_rows(const AttnShape& shape, std::size_t max_rows,
                                           std::uint64_t seed);
 

@@ -1,9 +1,6 @@
 #include "bench/attention_run.hpp"
 
 namespace fa4::bench {
-namespace {
-
-constexpr std::size_t kCheckedRows = 48;
 
 AttentionRun not_timed(Outcome outcome, std::string reason) {
   AttentionRun run;
@@ -12,7 +9,17 @@ AttentionRun not_timed(Outcome outcome, std::string reason) {
   return run;
 }
 
-}  // namespace
+Result<AttentionRun> time_checked(const Timer& timer, const AttnShape& shape, Pass pass,
+                                  std::string check_summary,
+                                  const std::function<Status()>& launch) {
+  Result<TimingStats> timing = timer.time(launch);
+  if (!timing) return timing.error();
+  const double tflops = attention_flops(shape, pass) / timing->median_s / 1e12;
+  return AttentionRun{.outcome = Outcome::ok,
+                      .reason = std::move(check_summary),
+                      .timing = std::move(timing).value(),
+                      .tflops = tflops};
+}
 
 Result<AttentionRun> run_attention(const kernels::Kernel& kernel, const AttnShape& shape,
                                    const kernels::DeviceCaps& device, const Timer& timer,
@@ -26,20 +33,12 @@ Result<AttentionRun> run_attention(const kernels::Kernel& kernel, const AttnShap
   if (Status s = kernel.launch(shape, problem->buffers(), nullptr); !s)
     return not_timed(Outcome::failed, s.error().message);
   Result<HostOutputs> out = fetch_outputs(*problem, shape);
-  if (!out)
-    return not_timed(Outcome::failed, out.error().message);
+  if (!out) return not_timed(Outcome::failed, out.error().message);
   const CheckResult check = check_against_oracle(in, *out, sample_rows(shape, kCheckedRows, seed));
-  if (!check.passed())
-    return not_timed(Outcome::failed, check.summary());
+  if (!check.passed()) return not_timed(Outcome::failed, check.summary());
   const kernels::AttnBuffers buffers = problem->buffers();
-  Result<TimingStats> timing =
-      timer.time([&] { return kernel.launch(shape, buffers, nullptr); });
-  if (!timing) return timing.error();
-  const double tflops = attention_flops(shape, Pass::fwd) / timing->median_s / 1e12;
-  return AttentionRun{.outcome = Outcome::ok,
-                      .reason = check.summary(),
-                      .timing = std::move(timing).value(),
-                      .tflops = tflops};
+  return time_checked(timer, shape, Pass::fwd, check.summary(),
+                      [&] { return kernel.launch(shape, buffers, nullptr); });
 }
 
 }  // namespace fa4::bench

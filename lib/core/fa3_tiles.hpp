@@ -1,6 +1,7 @@
 // fa3's tile choice (lib/kernels/fa3, and fa4 on its pipeline) as pure constexpr functions of the
 // shape, with the reason for each rule: the kernels instantiate these tiles and the model
-// (lib/model/algorithm_traits.cpp) predicts with the same ones. Plain C++, no CUDA.
+// (lib/model/algorithm_traits.cpp, lib/orchestration/kernel_models.cpp) predicts with the same
+// ones; fa3_bwd's blocks likewise (lib/kernels/fa3/bwd_traits.cuh). Plain C++, no CUDA.
 #pragma once
 
 #include <cstdint>
@@ -37,5 +38,11 @@ constexpr KeyBlocks key_blocks_for(std::int64_t headdim, std::int64_t seqlen_k) 
   if (headdim == 256 && seqlen_k <= kNarrowUpToSeqlen) return KeyBlocks::narrow;
   return KeyBlocks::standard;
 }
+
+// fa3_bwd (lib/kernels/fa3/bwd_traits.cuh; FA3's hopper/flash_bwd_launch_template.h): 128 keys
+// per CTA tile (two consumer warpgroups of 64 keys, wgmma's M dimension) and per step 128 queries
+// at hd64, 64 at hd128 and hd256, where dK and dV take d/2 registers per thread each.
+inline constexpr int kBwdBlockN = 128;
+constexpr int bwd_query_block(int headdim) { return headdim == 64 ? 128 : 64; }
 
 }  // namespace fa4::fa3_tiles

@@ -48,10 +48,6 @@ namespace {
 
 using namespace sm80;
 
-constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
-constexpr int kSwizzleRows = 8;  // rows whose chunks are permuted against each other
-constexpr int kMaxSharedBytesPerBlock = 227 * 1024;  // sm80/sm90 opt-in limit
-
 template <int HeadDim, int BlockM, int BlockN, int Warps, int MinBlocksPerSm, typename ElementT>
 struct Fa2Traits {
   using Element = ElementT;

@@ -74,9 +74,6 @@ namespace {
 
 using namespace sm80;
 
-constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
-constexpr int kSwizzleRows = 8;
-constexpr int kMaxSharedBytesPerBlock = 227 * 1024;
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * kWarpSize;
 
@@ -639,19 +636,10 @@ Status launch_deterministic(const AttnShape& shape, const AttnBuffers& buffers, 
 }
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps&) {
-  constexpr std::int64_t kMaxGridDimension = 65535;           // grid y (kv heads) and z (batch)
-  constexpr std::int64_t kMaxSeqlen = std::int64_t{1} << 30;  // int row indices with headroom
-  if (shape.dtype != Dtype::bf16 && shape.dtype != Dtype::fp16)
-    return "fa2_bwd computes bf16 and fp16 only, not " + std::string(to_string(shape.dtype));
-  if (shape.headdim != shape.headdim_v)
-    return "fa2_bwd needs headdim == headdim_v (got " + std::to_string(shape.headdim) + " and " +
-           std::to_string(shape.headdim_v) + ")";
-  if (shape.headdim != 64 && shape.headdim != 128 && shape.headdim != 256)
-    return "fa2_bwd has tiles for head dims 64, 128 and 256, not " + std::to_string(shape.headdim);
+  constexpr std::int64_t kMaxGridDimension = 65535;  // grid y (kv heads) and z (batch)
+  if (auto reason = unsupported_tiled_shape("fa2_bwd", shape)) return reason;
   if (shape.heads_kv > kMaxGridDimension || shape.batch > kMaxGridDimension)
     return "fa2_bwd launches one block row per kv head and batch: at most 65535 of each";
-  if (shape.seqlen_q > kMaxSeqlen || shape.seqlen_k > kMaxSeqlen)
-    return "fa2_bwd indexes rows with 32-bit integers: seqlen at most 2^30";
   return std::nullopt;
 }
 

@@ -18,6 +18,11 @@ namespace fa4::kernels::sm80 {
 inline constexpr int kWarpSize = 32;
 inline constexpr int kBytesPerCopy = 16;  // one cp.async / one ldmatrix row: 8 16-bit elements
 inline constexpr int kElementsPerCopy = 8;
+inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;  // mma.sync m16n8k16
+// Shared-memory rows are 16-byte chunks XOR-swizzled by (row % kSwizzleRows): the rows whose
+// chunks are permuted against each other.
+inline constexpr int kSwizzleRows = 8;
+inline constexpr int kMaxSharedBytesPerBlock = 227 * 1024;  // sm80/sm90 opt-in limit
 
 __device__ __forceinline__ std::uint32_t shared_address(const void* pointer) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));

@@ -1,7 +1,7 @@
 // What every attention kernel file repeats, written once: the log constants of the exp2-based
 // softmax, the device helpers that round P to 16 bits and take MUFU's exp2, and the host checks
-// and workspace size the registry entries of naive, fa2, fa3 and fa4 share. Included by .cu files
-// (and the kernels' .cuh headers) only.
+// and workspace size the registry entries of naive, fa2, fa3, fa4 and the backward kernels share.
+// Included by .cu files (and the kernels' .cuh headers) only.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -55,9 +55,10 @@ inline std::optional<std::string> unsupported_dtype(std::string_view kernel,
   return std::nullopt;
 }
 
-// The checks of the tiled kernels (fa2, fa3 and fa4 on fa3's pipeline): a 16-bit dtype, equal
-// Q/K and V head dims, a head dim with tiles (64, 128, 256), and sequence lengths that 32-bit row
-// indices reach with headroom.
+// The checks of the tiled kernels (fa2, fa3 and fa4 on fa3's pipeline, and the backward fa2_bwd
+// and fa3_bwd, whose tiles cover the same shapes): a 16-bit dtype, equal Q/K and V head dims, a
+// head dim with tiles (64, 128, 256), and sequence lengths that 32-bit row indices reach with
+// headroom.
 inline std::optional<std::string> unsupported_tiled_shape(std::string_view kernel,
                                                           const AttnShape& shape) {
   constexpr std::int64_t kMaxSeqlen = std::int64_t{1} << 30;

@@ -50,7 +50,8 @@ bool is_hopper(const hw::Spec& gpu) { return gpu.architecture == hw::Architectur
 bool mma_sync_below_peak(const hw::Spec& gpu) { return is_hopper(gpu) || is_blackwell(gpu); }
 
 double mma_sync_share(const hw::Spec& gpu) {
-  return gpu.mma_sync_share > 0 ? gpu.mma_sync_share : factors::kMmaSyncShareHopper;
+  if (gpu.mma_sync_share > 0) return gpu.mma_sync_share;
+  return is_blackwell(gpu) ? factors::kMmaSyncShareBlackwell : factors::kMmaSyncShareHopper;
 }
 
 std::optional<std::string> unsupported_reason(const hw::Spec& gpu, Algorithm algorithm) {
@@ -109,15 +110,17 @@ double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
     case Algorithm::naive: return 0;
     case Algorithm::fa2:
       return pass == Pass::fwd ? factors::kOverlapFa2Forward : factors::kOverlapFa2Backward;
-    case Algorithm::fa3: return factors::kHopperPingPongHiddenShare;
+    case Algorithm::fa3:
     case Algorithm::fa4:
-      return is_blackwell(gpu) ? factors::kOverlapFa4Forward : factors::kHopperPingPongHiddenShare;
+      if (pass == Pass::bwd) return factors::kOverlapPersistentBackward;
+      return algorithm == Algorithm::fa4 && is_blackwell(gpu) ? factors::kOverlapFa4Forward
+                                                              : factors::kHopperPingPongHiddenShare;
   }
   return 0;
 }
 
-bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm) {
-  return is_persistent(algorithm) && is_hopper(gpu);
+bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
+  return is_persistent(algorithm) && is_hopper(gpu) && pass == Pass::fwd;
 }
 
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {

@@ -37,11 +37,11 @@ int ctas_per_sm(const AttnShape& shape, Algorithm algorithm);
 bool is_persistent(Algorithm algorithm);
 
 // How the tensor and softmax streams overlap (factors.hpp). Mostly the share of the shorter
-// stream hidden behind the longer one; where hides_per_longer_stream (fa3 and fa4 on Hopper, whose
-// two consumer warpgroups ping-pong), the cycles of the shorter stream hidden per cycle of the
-// longer one, the rest exposed.
+// stream hidden behind the longer one; where hides_per_longer_stream (fa3 and fa4 forward on
+// Hopper, whose two consumer warpgroups ping-pong), the cycles of the shorter stream hidden per
+// cycle of the longer one, the rest exposed.
 double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
-bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm);
+bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

@@ -29,7 +29,7 @@ std::string prediction_text(const hw::Spec& gpu, const Prediction& p) {
   if (p.algorithm != Algorithm::naive)
     out += fmt::format("\ntile time {:.0f} cycles = max(T {:.0f}, S {:.0f}) + {}\n",
                        p.tile_time_cycles, p.tensor_stream_cycles, p.softmax_stream_cycles,
-                       hides_per_longer_stream(gpu, p.algorithm)
+                       hides_per_longer_stream(gpu, p.algorithm, p.pass)
                            ? "max(0, min(T, S) - pingpong_hidden_share * max(T, S))"
                                 : "(1 - overlap) * min(T, S)");
   out += fmt::format("CTAs {:.0f}, tiles {:.0f}, waves {:.2f}\n", p.ctas, p.tiles, p.waves);

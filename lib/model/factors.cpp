@@ -8,6 +8,10 @@ namespace {
 
 constexpr std::string_view kOurFa3Sweep = "our fa3 on H200, fa3-paper sweep (36 shapes)";
 constexpr std::string_view kOurNaiveSweep = "our naive kernel on H200, fa3-paper sweep (36 shapes)";
+constexpr std::string_view kRecordFit =
+    "the published record's \"fit\" figures on Blackwell (cuDNN and FA4; data/published/record)";
+constexpr std::string_view kRecordDeterministicFit =
+    "the published record's \"fit\" figures of deterministic backward passes (cuDNN, FA4)";
 constexpr std::string_view kOverlapMeaning =
     "share of the smaller of the tensor and softmax streams hidden behind the larger";
 
@@ -36,8 +40,19 @@ constexpr ReportedText kReported[] = {
      "cycles per work tile of a Hopper persistent kernel (Q load, pipeline fill and drain, "
      "epilogue) up to hd128, times (d / 128)^2 above",
      kOurFa3Sweep},
+    {"blackwell_tile_overhead_cycles",
+     "cycles per work tile of a Blackwell persistent kernel (Q or K, V load, pipeline fill and "
+     "drain, epilogue)",
+     kRecordFit},
+    {"deterministic_wait_tiles",
+     "tile times each backward CTA waits for the fixed-order dQ chain to reach it",
+     kRecordDeterministicFit},
+    {"overlap", kOverlapMeaning,
+     "the published record's \"fit\" backward figures (cuDNN and FA4, Hopper and Blackwell)"},
+    {"mma_sync_share", "mma.sync rate as a share of tcgen05's on Blackwell",
+     "the published record's \"fit\" FlashAttention-2 figures on B200"},
 };
-static_assert(std::size(kReported) == std::size_t(Reported::tile_overhead_cycles) + 1,
+static_assert(std::size(kReported) == std::size_t(Reported::mma_sync_share_blackwell) + 1,
               "one text per Reported factor");
 
 constexpr std::string_view name_of(Reported factor) { return kReported[int(factor)].name; }
@@ -110,6 +125,25 @@ const Constant kConstants[] = {
      "share of the change in fa3's softmax issue stream (software exp2, skipped rescales) that "
      "is exposed when FA4's softmax runs on FA3's Hopper pipeline; fitted to our fa4 grid on the "
      "lab's H200 (50% emulated, s8192)"},
+    {"kBlackwellPersistentTileOverheadCycles", kBlackwellPersistentTileOverheadCycles, "fitted",
+     name_of(Reported::blackwell_tile_overhead_cycles),
+     "cycles per work tile of a Blackwell persistent kernel (Q or K, V load, pipeline fill and "
+     "drain, epilogue); fitted to the published record's fit figures on Blackwell"},
+    {"kDeterministicWaitTiles", kDeterministicWaitTiles, "fitted",
+     name_of(Reported::deterministic_wait_tiles),
+     "tile times each CTA of a deterministic backward pass waits for the fixed-order dQ chain; "
+     "fitted to the record's fit figures of deterministic backward passes"},
+    {"kOverlapPersistentBackward", kOverlapPersistentBackward, "fitted",
+     name_of(Reported::overlap_persistent_backward),
+     "share of the elementwise stream (P, dS) the persistent kernels' backward hides behind its "
+     "five GEMMs; fitted to the record's fit backward figures: none"},
+    {"kMmaSyncShareBlackwell", kMmaSyncShareBlackwell, "fitted",
+     name_of(Reported::mma_sync_share_blackwell),
+     "mma.sync's rate as a share of tcgen05's on Blackwell; fitted to the record's fit "
+     "FlashAttention-2 figures on B200"},
+    {"kFrameworkCallSeconds", kFrameworkCallSeconds, "fitted", "",
+     "host time of one framework call that a published benchmark times beside the kernels; the "
+     "comparison with a record figure adds it; fitted to the record's fit figures"},
     {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
      "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
      "CTA after the fluid bound (list scheduling)"},

@@ -36,8 +36,13 @@ inline constexpr double kBackwardFmaOpsPerElement = 4.0;
 // --- Published figures used as rates ------------------------------------------------------
 
 // mma.sync (the Ampere instruction that FA2 uses) reaches about 2/3 of Hopper's wgmma peak.
-// Source: FA3 paper (arXiv 2407.08608) §2. Ampere: native rate (1). Blackwell: assumed as Hopper.
+// Source: FA3 paper (arXiv 2407.08608) §2. Ampere: native rate (1). Blackwell: below.
 inline constexpr double kMmaSyncShareHopper = 2.0 / 3.0;
+// mma.sync on Blackwell: FA2's instruction runs far below tcgen05's rate there (the tensor cores
+// doubled for tcgen05 only). Fitted to FlashAttention-2 (flash-attn 2.7.4 and PyTorch's flash
+// backend) on B200, the record's "fit" figures (cudnn-frontend's B200 CSV, flash-attention issue
+// 1589): 0.35 of tcgen05's peak, about Hopper's mma.sync rate per SM and clock (2/3 of half).
+inline constexpr double kMmaSyncShareBlackwell = 0.35;
 // Conditional rescaling (threshold 8 in log2 units) skips ~90% of rescales (FA4 §3.1.4): the
 // share of tiles that still rescale O.
 inline constexpr double kConditionalRescaleShare = 0.10;
@@ -88,6 +93,13 @@ inline constexpr double kOverlapFa4Forward = 1.0;
 // on the lent H200, hd128 seqlen 8k, 16k tokens: 296 TFLOP/s (peer-timings-h200.md).
 inline constexpr double kOverlapFa2Backward = 0.0;
 inline constexpr double kFa2BackwardSmemRereads = 1.66;
+// The persistent kernels' backward pass (FA3 and FA4, cuDNN's as the model takes them, Hopper and
+// Blackwell alike): recomputing P = exp(S - LSE) and dS = P * (dP - D) sits between the GEMMs
+// that produce S and dP and those that consume P and dS, on one tile; the elementwise stream
+// hides behind the tensor stream only by this share: none. Fitted to the record's "fit" backward
+// figures (the best share lies at the edge, 0; 0.1 and up over-predict every long-sequence
+// backward figure of cuDNN and FA4 on GB200, GB300 and H200).
+inline constexpr double kOverlapPersistentBackward = 0.0;
 
 // FA4's softmax on FA3's Hopper pipeline: each warpgroup's softmax sits between its own GEMMs, so
 // a change in its instruction stream (software exp2's FP32 and ALU instructions, or the O rescale
@@ -128,6 +140,21 @@ inline constexpr double kNaiveRowsInFlightPerSm = 8;
 // point, not an established law, and the cause of the extra cost at hd256 is not identified.
 inline constexpr double kHopperPersistentTileOverheadCycles = 3000;
 
+// A Blackwell persistent kernel (FA4, and cuDNN's kernels as the model takes them) pays a cost per
+// work tile besides its key blocks, as Hopper's does: Q's load, the first S = Q K^T with no
+// softmax beside it, the correction warpgroup's final O scaling, the epilogue writing O and LSE
+// (forward); K and V's load, the last dK, dV out of tensor memory (backward). Fitted to the
+// record's "fit" figures on B200, GB200, B300 and GB300 (data/published/record), where it sets
+// how fast the TFLOP/s fall at short sequences (about 3 us a work tile).
+inline constexpr double kBlackwellPersistentTileOverheadCycles = 6000;
+// Deterministic backward (FA4 and cuDNN): dQ of a query block is summed over the key blocks in a
+// fixed order, each key block's CTA waiting for the one before; the chain costs each CTA this
+// many of its own tile times before its adds can start. Fitted to the record's "fit" figures
+// of deterministic backward passes (cuDNN on GB200, GB300, B300, H200; FA4 on GB200). FA4's cost
+// falls with the sequence as this rule does (-26% at 2k, -5% at 32k on GB200); cuDNN's stays
+// near 12% on GB200 and near none on B300, which one rule cannot follow.
+inline constexpr double kDeterministicWaitTiles = 4;
+
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
 // fluid bound (list scheduling); persistent longest-first schedulers end at the fluid bound.
 inline constexpr double kListScheduleTailShare = 0.5;
@@ -135,24 +162,38 @@ inline constexpr double kListScheduleTailShare = 0.5;
 // on an idle stream, a few microseconds); the harness measures it.
 inline constexpr double kLaunchOverheadSeconds = 4e-6;
 
+// A published benchmark that times one framework call per iteration (PyTorch SDPA, the cuDNN
+// frontend's Python graph, FlashAttention's Python interface; CUDA events around the call, as
+// every source in data/published/record does) also times the host work of the call before its
+// kernels start: on an idle stream the GPU waits for it. The model predicts the kernels' time;
+// the comparison with such a figure (lib/report/published_model.cpp) adds this per call. Fitted
+// to the record's "fit" figures at the shortest sequences, where it is most of the time. (The
+// B200 CSV of cudnn-frontend 1.15 implies 35-130 us a call at seqlen 512, far more than any
+// later source: its short sequences are the record's worst misses.)
+inline constexpr double kFrameworkCallSeconds = 15e-6;
+
 // --- The factors a prediction reports (Prediction::factors) --------------------------------
 // Each one's name, meaning and what it was fitted to are written once, in factors.cpp; predict()
 // adds the value it used. The GPU's measured shares take their source from the model file.
 
 enum class Reported {
-  gemm_efficiency,           // the model file's measured GEMM share of the peak
-  copy_efficiency,           // the model file's measured copy share of HBM bandwidth
-  launch_overhead_s,         // kLaunchOverheadSeconds
-  naive_streaming_share,     // kNaiveStreamingShare
-  naive_row_latency_s,       // kNaiveRowLatencySeconds
-  softmax_change_exposure,   // kHopperSoftmaxChangeExposure
-  pingpong_hidden_share,     // kHopperPingPongHiddenShare
-  overlap_fa2_forward,       // kOverlapFa2Forward (fitted)
-  overlap,                   // kOverlapFa2Backward, kOverlapFa4Forward (by design)
-  mma_sync_share_measured,   // hw::Spec::mma_sync_share
-  mma_sync_share_published,  // kMmaSyncShareHopper
-  rescale_share,             // kConditionalRescaleShare
-  tile_overhead_cycles,      // kHopperPersistentTileOverheadCycles
+  gemm_efficiency,                 // the model file's measured GEMM share of the peak
+  copy_efficiency,                 // the model file's measured copy share of HBM bandwidth
+  launch_overhead_s,               // kLaunchOverheadSeconds
+  naive_streaming_share,           // kNaiveStreamingShare
+  naive_row_latency_s,             // kNaiveRowLatencySeconds
+  softmax_change_exposure,         // kHopperSoftmaxChangeExposure
+  pingpong_hidden_share,           // kHopperPingPongHiddenShare
+  overlap_fa2_forward,             // kOverlapFa2Forward (fitted)
+  overlap,                         // kOverlapFa2Backward, kOverlapFa4Forward (by design)
+  mma_sync_share_measured,         // hw::Spec::mma_sync_share
+  mma_sync_share_published,        // kMmaSyncShareHopper
+  rescale_share,                   // kConditionalRescaleShare
+  tile_overhead_cycles,            // kHopperPersistentTileOverheadCycles
+  blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
+  deterministic_wait_tiles,        // kDeterministicWaitTiles
+  overlap_persistent_backward,     // kOverlapPersistentBackward
+  mma_sync_share_blackwell,        // kMmaSyncShareBlackwell
 };
 
 struct ReportedText {

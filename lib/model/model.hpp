@@ -40,6 +40,7 @@ struct Options {
   std::optional<double> exp_emulation;   // share of exp2 on the FMA pipe, 0..1 (fa4 only)
   std::optional<bool> conditional_rescale;  // fa4 only; default on
   bool two_cta = false;                  // fa4 backward on Blackwell
+  bool deterministic = false;            // backward: dQ summed in a fixed order (fa3, fa4)
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).
@@ -75,6 +76,7 @@ struct Prediction {
   double exp_emulation = 0;
   bool conditional_rescale = false;
   bool two_cta = false;
+  bool deterministic = false;
   TileCycles tile_cycles;
   double tile_time_cycles = 0;  // one tile's time after the algorithm's overlap rules
   double tensor_stream_cycles = 0;   // T: MMA at the sustained GEMM rate, tensor-core operand reads

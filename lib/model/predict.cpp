@@ -248,10 +248,10 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
       hidden));
   if (mma_sync_below_peak(gpu))
     p.factors.push_back(
-        gpu.mma_sync_share > 0
-            ? factors::reported(factors::Reported::mma_sync_share_measured, gpu.mma_sync_share)
-            : factors::reported(factors::Reported::mma_sync_share_published,
-                                factors::kMmaSyncShareHopper));
+        factors::reported(gpu.mma_sync_share > 0 ? factors::Reported::mma_sync_share_measured
+                          : is_blackwell(gpu)    ? factors::Reported::mma_sync_share_blackwell
+                                                 : factors::Reported::mma_sync_share_published,
+                          mma_sync_share(gpu)));
   schedule_fused(gpu, s, p,
                  cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu) / ctas_per_sm(s, Algorithm::fa2));
   return p;
@@ -266,7 +266,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   const TileCycles& c = p.tile_cycles;
   const bool hopper = is_hopper(gpu);
   const double hidden = overlap(gpu, o.algorithm, o.pass);
-  const bool pingpong = hides_per_longer_stream(gpu, o.algorithm);
+  const bool pingpong = hides_per_longer_stream(gpu, o.algorithm, o.pass);
   p.tensor_stream_cycles = std::max(c.mma / gpu.gemm_efficiency, c.smem);
   StreamTimes times = stream_times(c, p.tensor_stream_cycles, 0.0, hidden, pingpong);
   if (o.algorithm == Algorithm::fa4 && hopper && o.pass == Pass::fwd) {
@@ -284,8 +284,11 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   }
   p.softmax_stream_cycles = times.softmax;
   p.tile_time_cycles = times.tile;
-  p.factors.push_back(factors::reported(
-      pingpong ? factors::Reported::pingpong_hidden_share : factors::Reported::overlap, hidden));
+  p.factors.push_back(factors::reported(pingpong ? factors::Reported::pingpong_hidden_share
+                                        : o.pass == Pass::bwd
+                                            ? factors::Reported::overlap_persistent_backward
+                                            : factors::Reported::overlap,
+                                        hidden));
   if (p.conditional_rescale)
     p.factors.push_back(
         factors::reported(factors::Reported::rescale_share, factors::kConditionalRescaleShare));
@@ -295,6 +298,17 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                std::max(1.0, std::pow(double(s.headdim) / 128, 2));
     p.factors.push_back(factors::reported(factors::Reported::tile_overhead_cycles,
                                           factors::kHopperPersistentTileOverheadCycles));
+  } else {
+    overhead = factors::kBlackwellPersistentTileOverheadCycles;
+    p.factors.push_back(factors::reported(factors::Reported::blackwell_tile_overhead_cycles,
+                                          factors::kBlackwellPersistentTileOverheadCycles));
+  }
+  if (o.deterministic) {
+    // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
+    // reach it before its first add (factors.hpp, kDeterministicWaitTiles).
+    overhead += factors::kDeterministicWaitTiles * p.tile_time_cycles;
+    p.factors.push_back(factors::reported(factors::Reported::deterministic_wait_tiles,
+                                          factors::kDeterministicWaitTiles));
   }
   schedule_fused(gpu, s, p, overhead);
   return p;
@@ -307,6 +321,10 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
   if (o.exp_emulation && (*o.exp_emulation < 0 || *o.exp_emulation > 1))
     return Error{fmt::format("--exp-emulation {} is not a share: give a number from 0 to 1",
                              *o.exp_emulation)};
+  if (o.deterministic && (o.pass != Pass::bwd || !is_persistent(o.algorithm)))
+    return Error{
+        "deterministic mode orders the backward pass's dQ sums of fa3 and fa4: use it "
+        "with --pass bwd and --kernel fa3 or fa4"};
   if (o.exp_emulation && o.algorithm != Algorithm::fa4)
     return Error{"--exp-emulation is one of FA4's softmax techniques: use it with --kernel fa4"};
   return Ok{};
@@ -359,6 +377,7 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
   p.algorithm = o.algorithm;
   p.pass = o.pass;
   p.two_cta = o.two_cta;
+  p.deterministic = o.deterministic;
   p.tile = tile;
   p.tile_cycles = *cycles;
   if (o.algorithm == Algorithm::fa4) {

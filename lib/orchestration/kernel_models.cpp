@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/fa3_tiles.hpp"
+
 namespace fa4::orchestration {
 namespace {
 
@@ -12,14 +14,37 @@ using model::Algorithm;
 // Our fa2 takes 64-key blocks at every head dim (lib/kernels/fa2.cu: 128 at hd64 spilled); the
 // model's FA2 takes FA2's own 128 at hd64 (64 above, as ours).
 constexpr ForcedTile kFa2Tiles[] = {{64, {128, 64}}};
-// fa3's key blocks without key_blocks_for's choice by sequence length (lib/kernels/fa3/traits.cuh,
-// kBlockN): the ablation variants launch these at every seqlen, where fa3 (and the model's fa3
-// tile) takes 192 keys at hd64 from seqlen_k 4096 and 48 at hd256 up to seqlen_k 512.
-constexpr ForcedTile kFa3StandardTiles[] = {{64, {128, 128}}, {128, {128, 128}}, {256, {128, 80}}};
-// fa3_wide: FA3's wide blocks at hd64 and hd128; hd256 has none (80 keys at every seqlen).
-constexpr ForcedTile kFa3WideTiles[] = {{64, {128, 192}}, {128, {128, 176}}, {256, {128, 80}}};
-// fa3_narrow: 48-key blocks at hd256 at every seqlen; fa3 itself at hd64 and hd128.
-constexpr ForcedTile kFa3NarrowTiles[] = {{256, {128, 48}}};
+
+// fa3's tile at one head dim with the given key blocks (core/fa3_tiles.hpp, as the kernels
+// instantiate it).
+constexpr model::Tile fa3_tile(int headdim, fa3_tiles::KeyBlocks blocks) {
+  return {fa3_tiles::kBlockM, fa3_tiles::key_block_width(headdim, blocks)};
+}
+constexpr ForcedTile fa3_forced(int headdim, fa3_tiles::KeyBlocks blocks) {
+  return {headdim, fa3_tile(headdim, blocks)};
+}
+using enum fa3_tiles::KeyBlocks;
+// fa3's standard key blocks without key_blocks_for's choice by sequence length: the ablation
+// variants launch these at every seqlen, where fa3 (and the model's fa3 tile) takes wide blocks
+// at hd64 from seqlen_k 4096 and narrow ones at hd256 up to seqlen_k 512.
+constexpr ForcedTile kFa3StandardTiles[] = {fa3_forced(64, standard), fa3_forced(128, standard),
+                                            fa3_forced(256, standard)};
+// fa3_wide: FA3's wide blocks at hd64 and hd128; hd256 has none (its standard blocks).
+constexpr ForcedTile kFa3WideTiles[] = {fa3_forced(64, wide), fa3_forced(128, wide),
+                                        fa3_forced(256, wide)};
+// fa3_narrow: narrow blocks at hd256 at every seqlen; fa3 itself at hd64 and hd128.
+constexpr ForcedTile kFa3NarrowTiles[] = {fa3_forced(256, narrow)};
+
+// The backward tiles, {query rows per step, keys per CTA} (the model's backward tile keeps a CTA's
+// keys and walks the query blocks, as both kernels do). fa2_bwd: 64 queries x 128 keys at hd64 and
+// hd128, 64 x 64 at hd256 (lib/kernels/fa2_bwd.cu, TilesFor: dK and dV accumulators in registers).
+constexpr ForcedTile kFa2BwdTiles[] = {{64, {64, 128}}, {128, {64, 128}}, {256, {64, 64}}};
+// fa3_bwd: core/fa3_tiles.hpp's backward blocks (128 keys; 128 queries at hd64, 64 above).
+constexpr ForcedTile fa3_bwd_forced(int headdim) {
+  return {headdim, {fa3_tiles::bwd_query_block(headdim), fa3_tiles::kBwdBlockN}};
+}
+constexpr ForcedTile kFa3BwdTiles[] = {fa3_bwd_forced(64), fa3_bwd_forced(128),
+                                       fa3_bwd_forced(256)};
 
 // fa4 rescales conditionally from this seqlen_k and runs fa3's softmax below (lib/kernels/fa4/
 // fa4.cu, launch_fa4_best): there it is predicted as the model's fa4 with both techniques off,
@@ -41,7 +66,17 @@ constexpr std::string_view kNoWarpSpecialization =
     "warpgroup, register reallocation; without it fa3_no_ws also drops ping-pong and keeps one Q "
     "buffer)";
 
+// The backward variants: the model's backward has one dQ reduction (float32 atomics into one
+// accumulator, its HBM term) and no term for how the partials are added.
+constexpr std::string_view kDeterministic =
+    "fa2_bwd at the same tiles: the model has no term for the per-key-block dQ slots and their "
+    "in-order sum (more workspace traffic, no atomics)";
+constexpr std::string_view kDqAtomics =
+    "fa3_bwd at the same tiles: the model has no term for dQ added by per-thread vector atomics "
+    "instead of bulk reduce-adds from a staging tile";
+
 constexpr Pass kFwd = Pass::fwd;
+constexpr Pass kBwd = Pass::bwd;
 constexpr std::span<const ForcedTile> kModelsTile;  // the model's own tile for the algorithm
 
 // kernel, algorithm, pass, tiles, exp2 emulated share, conditional rescaling from seqlen_k,
@@ -65,6 +100,10 @@ constexpr KernelModel kKernelModels[] = {
     {"fa4_e50_r0", Algorithm::fa4, kFwd, kModelsTile, 0.5, kNever, ""},
     {"fa4_e50_r1", Algorithm::fa4, kFwd, kModelsTile, 0.5, kAlways, ""},
     {"fa4_e100_r1", Algorithm::fa4, kFwd, kModelsTile, 1.0, kAlways, ""},
+    {"fa2_bwd", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
+    {"fa2_bwd_deterministic", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, kDeterministic},
+    {"fa3_bwd", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},
+    {"fa3_bwd_atomics", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kDqAtomics},
 };
 
 }  // namespace

@@ -7,11 +7,11 @@
 namespace fa4::orchestration {
 
 std::vector<SweepConfig> sweep_configs(const std::vector<AttnShape>& shapes,
-                                       const std::vector<std::string>& kernels) {
+                                       const std::vector<std::string>& kernels, Pass pass) {
   std::vector<SweepConfig> configs;
   configs.reserve(shapes.size() * kernels.size());
   for (const AttnShape& shape : shapes)
-    for (const std::string& kernel : kernels) configs.push_back({kernel, shape});
+    for (const std::string& kernel : kernels) configs.push_back({kernel, shape, pass});
   return configs;
 }
 
@@ -32,13 +32,14 @@ Result<SweepSummary> run_sweep(store::Store& db, const std::vector<SweepConfig>&
       break;
     }
     const SweepConfig& config = configs[i];
-    const store::MeasuredConfig key{config.kernel, config.shape, Pass::fwd};
+    const store::MeasuredConfig key{config.kernel, config.shape, config.pass};
     if (std::find(done.begin(), done.end(), key) != done.end()) {
       ++summary.resumed;
       if (recorded) {
         store::Measurement present;
         present.kernel = config.kernel;
         present.shape = config.shape;
+        present.pass = config.pass;
         present.device = settings.device;
         recorded(config, present, 0);
       }
@@ -47,7 +48,7 @@ Result<SweepSummary> run_sweep(store::Store& db, const std::vector<SweepConfig>&
     store::Measurement m = measure(config, i);
     m.kernel = config.kernel;
     m.shape = config.shape;
-    m.pass = Pass::fwd;
+    m.pass = config.pass;
     m.device = settings.device;
     auto id = db.record_measurement(settings.run_id, m);
     if (!id)

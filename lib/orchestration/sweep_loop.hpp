@@ -16,9 +16,11 @@
 
 namespace fa4::orchestration {
 
+// One configuration; its identity (what --resume matches) is kernel, shape and pass.
 struct SweepConfig {
   std::string kernel;
   AttnShape shape;
+  Pass pass = Pass::fwd;  // the pass the kernel computes, recorded with its measurement
 };
 
 struct SweepSettings {
@@ -39,16 +41,18 @@ struct SweepSummary {
 };
 
 // Measures one configuration: returns the measurement to record (status, times, reason, ...);
-// the loop fills in its kernel, shape and device. `index` counts from 0 over the whole sweep.
+// the loop fills in its kernel, shape, pass and device. `index` counts from 0 over the whole sweep.
 using MeasureFn = std::function<store::Measurement(const SweepConfig& config, std::size_t index)>;
 // Told about each committed measurement (its id) or each configuration skipped on resume
 // (id 0): for progress output.
 using RecordedFn =
     std::function<void(const SweepConfig& config, const store::Measurement& m, std::int64_t id)>;
 
-// Every kernel on every shape, shapes outermost: the order bench measures them in.
+// Every kernel (all of pass `pass`) on every shape, shapes outermost: the order bench measures
+// them in.
 std::vector<SweepConfig> sweep_configs(const std::vector<AttnShape>& shapes,
-                                       const std::vector<std::string>& kernels);
+                                       const std::vector<std::string>& kernels,
+                                       Pass pass = Pass::fwd);
 
 // Runs the sweep. A database error stops it with that error; what was committed stays.
 Result<SweepSummary> run_sweep(store::Store& db, const std::vector<SweepConfig>& configs,

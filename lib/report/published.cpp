@@ -41,6 +41,14 @@ Result<Provenance> parse_origin(const json& o, const std::string& where) {
     if (!text) return text.error();
     *field = *text;
   }
+  const std::string count = optional_string(o, "flop_count");
+  if (count == "diagonal_inclusive")
+    p.flop_count = FlopCount::diagonal_inclusive;
+  else if (!count.empty() || o.contains("flop_count"))
+    return Error{
+        fmt::format("{}/flop_count: expected \"diagonal_inclusive\", or leave it out for "
+                    "the project's convention (core/shape.hpp)",
+                    where)};
   p.path = optional_string(o, "path");
   p.pull_request = optional_positive(o, "pull_request");
   p.issue = optional_positive(o, "issue");
@@ -82,6 +90,11 @@ Status parse_record_fields(const json& f, const Origins& origins, const std::str
           fmt::format("{}/modeled_as: the model has no sliding window; drop modeled_as "
                       "from a figure with a sliding_window",
                       where)};
+  }
+  if (f.contains("modeled_on")) {
+    auto on = string_at(f, "modeled_on", where);
+    if (!on) return on.error();
+    fig.modeled_on = *on;
   }
   if (!f.contains("origin")) return Ok{};
   auto name = string_at(f, "origin", where);
@@ -188,6 +201,30 @@ Result<std::vector<PublishedFigure>> load_published_dir(const std::filesystem::p
     all.insert(all.end(), figures->begin(), figures->end());
   }
   return all;
+}
+
+Result<std::vector<PublishedFigure>> load_published_tree(const std::filesystem::path& dir) {
+  auto all = load_published_dir(dir);
+  if (!all) return all;
+  const std::filesystem::path record = dir / "record";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(record, ec)) return all;
+  auto published = load_published_dir(record);
+  if (!published) return published.error();
+  all->insert(all->end(), published->begin(), published->end());
+  return all;
+}
+
+double published_flops(const PublishedFigure& f) {
+  const FlopCount count = f.provenance ? f.provenance->flop_count : FlopCount::project;
+  if (count == FlopCount::project) return attention_flops(f.shape, f.pass);
+  const AttnShape& s = f.shape;
+  const double sq = double(s.seqlen_q), sk = double(s.seqlen_k);
+  // The lower triangle with its diagonal (top-left alignment, as cuDNN's benchmark masks).
+  const double pairs = !s.causal ? sq * sk : sq <= sk ? sq * (sq + 1) / 2 : sk * (sk + 1) / 2;
+  const double d = double(s.headdim), dv = double(s.headdim_v);
+  const double per_pair = f.pass == Pass::fwd ? d + dv : 3 * d + 2 * dv;
+  return 2 * double(s.batch) * double(s.heads_q) * pairs * per_pair;
 }
 
 }  // namespace fa4::report

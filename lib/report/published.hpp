@@ -5,8 +5,11 @@
 // or thread, "origins": {"NAME": {"repository", "path" | "pull_request" | "issue", "commit" |
 // "date", "software", "flop_convention"}}. A figure: {"gpu", "kernel", "pass", "shape", "tflops"}
 // and optionally "modeled_as", "role", "note", "origin" (a NAME of its file's origins: the figure
-// is then copied exactly as published and must say its role) and "sliding_window" (keys per query
-// as published; the model has no sliding window, so such a figure names no modeled_as).
+// is then copied exactly as published and must say its role), "sliding_window" (keys per query
+// as published; the model has no sliding window, so such a figure names no modeled_as) and
+// "modeled_on" (the hardware model that stands for a GPU the figure names only by architecture,
+// "sm100"; its note says why). An origin may name its "flop_count" where it differs from the
+// project's convention (core/shape.hpp): "diagonal_inclusive" (cuDNN's benchmark_single_sdpa.py).
 #pragma once
 
 #include <cstdint>
@@ -17,20 +20,32 @@
 
 #include "core/error.hpp"
 #include "core/shape.hpp"
+#include "hw/spec.hpp"
 #include "model/model.hpp"
 
 namespace fa4::report {
 
+// How a source counted the FLOPs behind its TFLOP/s, when it did so differently from the model.
+enum class FlopCount {
+  // core/shape.hpp: P = s_q*s_k or, causal, the continuous triangle (s^2/2); backward 2.5x forward.
+  // Also the convention of cudnn-frontend's older benchmark and of FlashAttention's scripts.
+  project,
+  // cudnn-frontend's benchmark_single_sdpa.py: causal P counts the diagonal, s(s+1)/2 at
+  // s_q == s_k; backward = 2*b*h_q*P*(3*d_qk + 2*d_vo) (2.6x forward at head dims 192/128).
+  diagonal_inclusive,
+};
+
 // Where a figure was read: one repository file, pull request or issue, at a commit or a date.
 struct Provenance {
-  std::string repository;         // "NVIDIA/cudnn-frontend"
-  std::string path;               // a file in the repository, or empty
-  std::int64_t pull_request = 0;  // or 0
-  std::int64_t issue = 0;         // or 0
-  std::string commit;             // the commit read, or empty
-  std::string date;               // YYYY-MM-DD of the post or run, or empty
-  std::string software;           // the versions the source names
-  std::string flop_convention;    // how the source counted the FLOPs behind its TFLOP/s
+  std::string repository;                     // "NVIDIA/cudnn-frontend"
+  std::string path;                           // a file in the repository, or empty
+  std::int64_t pull_request = 0;              // or 0
+  std::int64_t issue = 0;                     // or 0
+  std::string commit;                         // the commit read, or empty
+  std::string date;                           // YYYY-MM-DD of the post or run, or empty
+  std::string software;                       // the versions the source names
+  std::string flop_convention;                // how the source counted the FLOPs behind its TFLOP/s
+  FlopCount flop_count = FlopCount::project;  // the same, as a rule the comparison applies
 };
 
 struct PublishedFigure {
@@ -48,10 +63,62 @@ struct PublishedFigure {
   std::string note;
   std::optional<Provenance> provenance;  // for figures with an "origin"
   std::int64_t sliding_window = 0;       // 0: none
+  std::string modeled_on;                // hardware model for a GPU named by architecture, or ""
+  // The hardware model id the figure is modeled on: modeled_on, or its GPU.
+  const std::string& model_gpu() const { return modeled_on.empty() ? gpu : modeled_on; }
 };
+
+// The FLOPs the figure's source counted for its shape and pass (its origin's flop_count).
+double published_flops(const PublishedFigure& figure);
 
 Result<std::vector<PublishedFigure>> load_published(const std::filesystem::path& file);
 // Every *.json under the folder, in file-name order.
 Result<std::vector<PublishedFigure>> load_published_dir(const std::filesystem::path& dir);
+// The top-level files, then the published record (dir/record/*.json) when the folder has one.
+Result<std::vector<PublishedFigure>> load_published_tree(const std::filesystem::path& dir);
+
+// --- The model beside each figure ---------------------------------------------------------
+
+// The model's configuration for a figure: the algorithm closest to the published kernel on the
+// GPU model of its machine (published_model.cpp has the rule), or why the model has none.
+struct ModeledAs {
+  std::optional<model::Options> options;
+  std::string not_modeled;  // the reason, when options is empty
+};
+ModeledAs modeled_as(const PublishedFigure& figure, const hw::Spec& gpu);
+
+// One figure with the model's prediction, in TFLOP/s under the figure's own FLOP convention (the
+// model predicts a time; published_flops / time). What the report's tables and charts use.
+struct FigureVsModel {
+  const PublishedFigure* figure = nullptr;
+  const hw::Spec* gpu_model = nullptr;     // the hardware model of its machine, if any
+  std::optional<model::Options> options;   // how it was modeled
+  std::optional<double> predicted_tflops;  // nothing when not modeled or the model refused
+  std::string not_modeled;                 // why, when predicted_tflops is empty
+  double published_tflops() const { return figure->tflops; }
+  // (predicted - published) / published, in percent; only with a prediction.
+  double error_percent() const;
+  const std::string& gpu() const { return figure->gpu; }
+  Pass pass() const { return figure->pass; }
+  const std::string& role() const { return figure->role; }
+};
+std::vector<FigureVsModel> compare_with_model(const std::vector<hw::Spec>& gpus,
+                                              const std::vector<PublishedFigure>& figures);
+
+// The model's error over some compared figures (those with a prediction): how many, the median
+// of |error| and the worst error (signed), in percent, and the figure of the worst.
+struct ErrorSummary {
+  int count = 0;
+  double median_abs_percent = 0;
+  double worst_percent = 0;
+  const FigureVsModel* worst = nullptr;
+};
+ErrorSummary summarize_errors(const std::vector<const FigureVsModel*>& rows);
+
+// "Hopper", "Blackwell" (Blackwell Ultra included) or the architecture's own name.
+std::string gpu_family(const hw::Spec& gpu);
+
+// Whether no model factor may be fitted to the figure: role "held_out", or none given.
+bool held_out(const PublishedFigure& figure);
 
 }  // namespace fa4::report

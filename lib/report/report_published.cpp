@@ -1,11 +1,15 @@
-// The published section: the model against published and measured figures. Figures with a
-// modeled_as algorithm get the model's prediction for their GPU and shape (default options) and the
-// error; the others (peers the model does not cover) are listed as context.
+// The published section: the model against published and measured figures. Each figure the model
+// covers (published_model.cpp) gets the prediction for its GPU and shape (default options) and
+// the error; the published record is summarized per GPU family and pass (held out) and per source,
+// GPU, pass and head dim; the others (peers the model does not cover) are listed as context.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
+#include <tuple>
 
 #include "hw/loader.hpp"
 #include "report/markdown.hpp"
@@ -15,23 +19,7 @@
 namespace fa4::report {
 namespace {
 
-struct Compared {
-  const PublishedFigure* figure;
-  std::optional<double> model_tflops;  // nothing when the model refuses
-  std::string refusal;
-  double error_percent() const { return 100 * (*model_tflops - figure->tflops) / figure->tflops; }
-};
-
-Compared compare(const std::vector<hw::Spec>& gpus, const PublishedFigure& f) {
-  auto gpu = hw::find_spec(gpus, f.gpu);
-  if (!gpu) return {&f, std::nullopt, gpu.error().message};
-  model::Options options;
-  options.algorithm = *f.modeled_as;
-  options.pass = f.pass;
-  auto p = model::predict(**gpu, f.shape, options);
-  if (!p) return {&f, std::nullopt, p.error().message};
-  return {&f, p->tflops, ""};
-}
+using Compared = FigureVsModel;
 
 std::string role_text(const std::string& role) { return role.empty() ? "held out" : role; }
 
@@ -54,11 +42,13 @@ std::string compared_table(const std::vector<Compared>& rows) {
               {}};
   for (const Compared& c : rows) {
     const PublishedFigure& f = *c.figure;
-    table.rows.push_back({f.source, f.gpu, f.kernel, std::string(model::to_string(*f.modeled_as)),
-                          std::string(to_string(f.pass)), describe(f.shape), integer(f.tflops),
-                          c.model_tflops ? integer(*c.model_tflops) : "—",
-                          c.model_tflops ? signed_percent(c.error_percent()) : c.refusal,
-                          role_text(f.role)});
+    table.rows.push_back(
+        {f.source, f.gpu, f.kernel,
+         std::string(model::to_string(c.options ? c.options->algorithm : *f.modeled_as)),
+         std::string(to_string(f.pass)), describe(f.shape), integer(f.tflops),
+         c.predicted_tflops ? integer(*c.predicted_tflops) : "—",
+         c.predicted_tflops ? signed_percent(c.error_percent()) : c.not_modeled,
+         role_text(f.role)});
   }
   return md::render(table) + "\n";
 }
@@ -70,7 +60,7 @@ std::string error_summary(const std::vector<Compared>& rows, std::optional<std::
   int n = 0;
   const Compared* worst = nullptr;
   for (const Compared& c : rows) {
-    if (!c.model_tflops || (role && c.figure->role != *role)) continue;
+    if (!c.predicted_tflops || (role && c.figure->role != *role)) continue;
     sum += std::abs(c.error_percent());
     ++n;
     if (!worst || std::abs(c.error_percent()) > std::abs(worst->error_percent())) worst = &c;
@@ -120,34 +110,126 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
   return out;
 }
 
+// The held-out error per GPU family and pass, bf16/fp16 and fp8 apart: the record's targets.
+std::string held_out_table(const std::vector<const Compared*>& record) {
+  std::map<std::tuple<std::string, Pass, bool>, std::vector<const Compared*>> groups;
+  for (const Compared* c : record)
+    if (c->predicted_tflops && held_out(*c->figure))
+      groups[{gpu_family(*c->gpu_model), c->figure->pass, c->figure->shape.dtype == Dtype::fp8}]
+          .push_back(c);
+  const auto right = Align::right;
+  Table table{{{"family"},
+               {"pass"},
+               {"dtype"},
+               {"held out", right},
+               {"median |error|", right},
+               {"worst", right},
+               {"worst figure"}},
+              {}};
+  for (const auto& [key, rows] : groups) {
+    const auto& [family, pass, fp8] = key;
+    const ErrorSummary e = summarize_errors(rows);
+    table.rows.push_back({family, std::string(to_string(pass)), fp8 ? "fp8" : "bf16/fp16",
+                          std::int64_t(e.count), percent(e.median_abs_percent),
+                          signed_percent(e.worst_percent), figure_text(*e.worst->figure)});
+  }
+  return md::render(table) + "\n";
+}
+
+// The error per source, GPU, pass, head dim and dtype, the fit figures and the held-out ones apart.
+std::string record_error_table(const std::vector<const Compared*>& record) {
+  using Key = std::tuple<std::string, std::string, Pass, std::string, Dtype, bool>;
+  std::map<Key, std::vector<const Compared*>> groups;
+  for (const Compared* c : record) {
+    if (!c->predicted_tflops) continue;
+    const PublishedFigure& f = *c->figure;
+    const std::string head_dim = f.shape.headdim == f.shape.headdim_v
+                                     ? std::to_string(f.shape.headdim)
+                                     : fmt::format("{}/{}", f.shape.headdim, f.shape.headdim_v);
+    groups[{f.source, f.gpu, f.pass, head_dim, f.shape.dtype, held_out(f)}].push_back(c);
+  }
+  const auto right = Align::right;
+  Table table{{{"source"},
+               {"GPU"},
+               {"pass"},
+               {"head dim"},
+               {"dtype"},
+               {"role"},
+               {"count", right},
+               {"median |error|", right},
+               {"worst", right}},
+              {}};
+  for (const auto& [key, rows] : groups) {
+    const auto& [source, gpu, pass, head_dim, dtype, is_held_out] = key;
+    const ErrorSummary e = summarize_errors(rows);
+    table.rows.push_back({source, gpu, std::string(to_string(pass)), head_dim,
+                          std::string(to_string(dtype)), is_held_out ? "held out" : "fit",
+                          std::int64_t(e.count), percent(e.median_abs_percent),
+                          signed_percent(e.worst_percent)});
+  }
+  return md::render(table) + "\n";
+}
+
+// Why the model has no prediction for some record figures, with how many each.
+std::string not_modeled_list(const std::vector<const Compared*>& record) {
+  std::map<std::string, int> reasons;
+  for (const Compared* c : record)
+    if (!c->predicted_tflops) ++reasons[c->not_modeled];
+  std::string out;
+  for (const auto& [reason, count] : reasons)
+    out += fmt::format("- {} figure(s): {}.\n", count, reason);
+  return out.empty() ? "" : "Not modeled:\n\n" + out + "\n";
+}
+
+// The published record (data/published/record): figures copied as published, each with its
+// origin and a role fixed before any fitting.
+std::string record_section(const std::vector<const Compared*>& record) {
+  return fmt::format(
+             "### The published record\n\n{} figures read from public repositories and "
+             "threads (data/published/record), each modeled as the closest algorithm on the GPU "
+             "model of its machine (lib/report/published_model.cpp). Held-out figures, per GPU "
+             "family and pass:\n\n",
+             record.size()) +
+         held_out_table(record) +
+         "Per source, GPU, pass, head dim and dtype, the fit and held-out figures apart:\n\n" +
+         record_error_table(record) + not_modeled_list(record);
+}
+
 }  // namespace
 
 std::string published_section(const std::vector<hw::Spec>& gpus,
                               const std::vector<PublishedFigure>& figures) {
   std::string out =
       heading(Section::published) +
-      "For each published or measured figure the model covers (`modeled_as` in "
-      "`data/published/*.json`), the model's prediction for the same GPU and shape with default "
-      "options. Error = (model - published) / published. Role: *fitted* (a model factor was "
-      "fitted to it), *target* (a figure the model is designed to reach), *held out* (neither: "
-      "the honest test).\n\n";
+      "For each published or measured figure the model covers, the model's prediction for the "
+      "same GPU and shape with default options, in TFLOP/s under the figure's own FLOP "
+      "convention (the model predicts a time). Error = (model - published) / published. Role: "
+      "*fitted* or *fit* (a model factor was or may be fitted to it), *target* (a figure the "
+      "model is designed to reach), *held out* (neither: the honest test). `fa4-analyze "
+      "published` lists every figure with its prediction.\n\n";
+  const std::vector<Compared> all = compare_with_model(gpus, figures);
   std::vector<Compared> compared;
+  std::vector<const Compared*> record;
   std::vector<const PublishedFigure*> context;
-  for (const auto& f : figures) {
-    if (f.modeled_as)
-      compared.push_back(compare(gpus, f));
+  for (const Compared& c : all) {
+    if (c.figure->provenance)
+      record.push_back(&c);
+    else if (c.options || c.figure->modeled_as)
+      compared.push_back(c);
     else
-      context.push_back(&f);
+      context.push_back(c.figure);
   }
-  if (compared.empty()) return out + "No figure names the algorithm that models it.\n\n";
-  out += compared_table(compared);
-  out += "Summary by role:\n\n";
-  for (const char* role : {"", "target", "fitted"}) out += error_summary(compared, role);
-  out += error_summary(compared, std::nullopt);
-  const auto refused = std::count_if(compared.begin(), compared.end(),
-                                     [](const Compared& c) { return !c.model_tflops; });
-  if (refused) out += fmt::format("- the model refuses {} figure(s); see their rows.\n", refused);
-  out += "\n";
+  if (!compared.empty()) {
+    out += compared_table(compared);
+    out += "Summary by role:\n\n";
+    for (const char* role : {"", "target", "fitted"}) out += error_summary(compared, role);
+    out += error_summary(compared, std::nullopt);
+    const auto refused = std::count_if(compared.begin(), compared.end(),
+                                       [](const Compared& c) { return !c.predicted_tflops; });
+    if (refused) out += fmt::format("- the model refuses {} figure(s); see their rows.\n", refused);
+    out += "\n";
+  }
+  if (!record.empty()) out += record_section(record);
   if (!context.empty())
     out +=
         "### Context: figures the model does not cover\n\nPeers and ablations, in TFLOP/s, "

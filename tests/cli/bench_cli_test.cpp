@@ -59,6 +59,45 @@ TEST_F(BenchCli, BenchRejectsABadShapeBeforeLookingForADevice) {
   EXPECT_NE(r.err.find("headdim"), std::string::npos) << r.err;
 }
 
+using BenchOptionsCli = fa4::testing::CliTest;  // option checks: every build, with or without a GPU
+
+TEST_F(BenchOptionsCli, BenchRejectsAPassOtherThanFwdOrBwd) {
+  const Outcome r = run("bench --kernel fa2 --pass sideways --seqlen 1024");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--pass"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "fa4-results.db"));
+}
+
+// The pass checks read the kernel registry, before any device is looked for: they need a CUDA
+// build (with or without a GPU), and skip in a CPU-only one.
+class BenchPassCli : public fa4::testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    if (run("kernels").out.find("no CUDA build") != std::string::npos)
+      GTEST_SKIP() << "built without CUDA: no kernel registry to check the pass against";
+  }
+  // `bench ARGS` fails with an error that starts with `message` and writes no database.
+  void expect_refused(const std::string& args, const std::string& message) {
+    const Outcome r = run("bench " + args);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err.rfind("error: " + message, 0), 0u) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "fa4-results.db"));
+  }
+};
+
+TEST_F(BenchPassCli, AForwardKernelWithPassBwdIsRefusedAndSaysWhichPassItIs) {
+  expect_refused("--pass bwd --kernel fa2_bwd,fa2 --seqlen 1024",
+                 "'fa2' is a forward kernel and --pass bwd benches backward kernels: pass --pass "
+                 "fwd for it");
+}
+
+TEST_F(BenchPassCli, ABackwardKernelWithoutPassBwdIsRefusedAndSaysHowToBenchIt) {
+  expect_refused("--kernel fa3_bwd --seqlen 1024",
+                 "'fa3_bwd' is a backward kernel and --pass fwd benches forward kernels: pass "
+                 "--pass bwd for it");
+}
+
 }  // namespace
 
 TEST_F(BenchCli, CeilingsWithoutADeviceIsAClearErrorAndWritesNoDatabase) {

@@ -120,8 +120,18 @@ TEST_F(Cli, NonDatabaseFileIsRefusedAndLeftUntouched) {
 TEST_F(Cli, GpusListsEveryModel) {
   const Outcome r = run("gpus");
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* id : {"a100-sxm", "h100-sxm", "h200", "b200", "gb200", "b300"})
+  for (const char* id : {"a100-sxm", "h100-sxm", "h200", "b200", "gb200", "b300", "gb300"})
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
+}
+
+TEST_F(Cli, PublishedListsTheRecordWithThePredictionBesideEachFigure) {
+  const Outcome r = run("published --gpu sm100 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"modeled on\": \"b200\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"modeled as\": \"fa4 2-CTA deterministic\""), std::string::npos) << r.out;
+  const Outcome none = run("published --gpu no-such-gpu");
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.err.find("error: no published figure"), std::string::npos) << none.err;
 }
 
 }  // namespace

@@ -31,9 +31,9 @@ TEST(FindSpec, ByDeviceName) {
 
 TEST(FindSpec, UnknownNameListsTheKnownIds) {
   EXPECT_EQ(found_id("nope"),
-            "error: unknown GPU 'nope': use one of a100-sxm, h100-sxm, h200, b200, gb200, b300");
+            "error: unknown GPU 'nope': use one of a100-sxm, h100-sxm, h200, b200, gb200, b300, gb300");
   EXPECT_EQ(found_id("h1"),
-            "error: unknown GPU 'h1': use one of a100-sxm, h100-sxm, h200, b200, gb200, b300");
+            "error: unknown GPU 'h1': use one of a100-sxm, h100-sxm, h200, b200, gb200, b300, gb300");
 }
 
 TEST(FindSpec, NoModelsLoaded) {

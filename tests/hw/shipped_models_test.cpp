@@ -19,8 +19,8 @@ TEST(ShippedModels, AllLoadInGenerationOrder) {
   ASSERT_TRUE(specs.ok()) << specs.error().message;
   std::vector<std::string> ids;
   for (const Spec& spec : *specs) ids.push_back(spec.id);
-  EXPECT_EQ(ids,
-            (std::vector<std::string>{"a100-sxm", "h100-sxm", "h200", "b200", "gb200", "b300"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"a100-sxm", "h100-sxm", "h200", "b200", "gb200", "b300",
+                                           "gb300"}));
 }
 
 TEST(ShippedModels, MmaRatesPerSmFromFa4) {

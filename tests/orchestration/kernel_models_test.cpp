@@ -97,6 +97,23 @@ TEST(KernelModels, VariantsForceTheirKernelsTiles) {
   EXPECT_EQ(options("fa2", tokens_16k(64, 8192)).tile, (model::Tile{128, 64}));
 }
 
+// The backward kernels: the model's fa2 and fa3 backward at the kernels' own blocks, {query rows
+// per step, keys per CTA}; the deterministic and atomics variants say what the model leaves out.
+TEST(KernelModels, BackwardKernelsAreTheModelsBackwardAtTheirTiles) {
+  for (const char* kernel : {"fa2_bwd", "fa2_bwd_deterministic", "fa3_bwd", "fa3_bwd_atomics"})
+    EXPECT_EQ(options(kernel, tokens_16k(128, 4096)).pass, Pass::bwd) << kernel;
+  EXPECT_EQ(options("fa2_bwd", tokens_16k(128, 4096)).algorithm, Algorithm::fa2);
+  EXPECT_EQ(options("fa3_bwd", tokens_16k(128, 4096)).algorithm, Algorithm::fa3);
+  EXPECT_EQ(options("fa2_bwd", tokens_16k(64, 4096)).tile, (model::Tile{64, 128}));
+  EXPECT_EQ(options("fa2_bwd_deterministic", tokens_16k(256, 4096)).tile, (model::Tile{64, 64}));
+  EXPECT_EQ(options("fa3_bwd", tokens_16k(64, 4096)).tile, (model::Tile{128, 128}));
+  EXPECT_EQ(options("fa3_bwd_atomics", tokens_16k(256, 512)).tile, (model::Tile{64, 128}));
+  EXPECT_TRUE(entry("fa2_bwd").approximation.empty());
+  EXPECT_TRUE(entry("fa3_bwd").approximation.empty());
+  EXPECT_FALSE(entry("fa2_bwd_deterministic").approximation.empty());
+  EXPECT_FALSE(entry("fa3_bwd_atomics").approximation.empty());
+}
+
 // Every entry, on the lab's Hopper GPUs, over the head dims and sequence lengths the kernels run.
 TEST(KernelModels, EveryEntryPredictsOnHopper) {
   for (const char* gpu : {"h100-sxm", "h200"})

@@ -247,6 +247,37 @@ TEST_F(SweepLoop, ResumeMeasuresFailedOnesAgainAndOnlyCountsThisDevice) {
   EXPECT_THAT(measured, ::testing::ElementsAre("naive", "fa2"));
 }
 
+// A measurement's identity includes its pass: a backward sweep records pass bwd and --resume
+// does not take a forward measurement of the same kernel name and shape for it.
+TEST_F(SweepLoop, ThePassIsRecordedAndPartOfWhatResumeMatches) {
+  store::Store db = open();
+  AttnShape shape;
+  shape.seqlen_q = shape.seqlen_k = 512;
+  const auto forward = sweep_configs({shape}, {"k"}, Pass::fwd);
+  const auto backward = sweep_configs({shape}, {"k"}, Pass::bwd);
+  ASSERT_EQ(backward.at(0).pass, Pass::bwd);
+  const auto first = begin_run(db);
+  ASSERT_TRUE(run_sweep(db, forward, {.run_id = first, .device = kDevice},
+                        [](const SweepConfig&, std::size_t i) { return fake(i); })
+                  .ok());
+  const auto second = begin_run(db);
+  std::size_t measured = 0;
+  auto measure = [&](const SweepConfig&, std::size_t i) {
+    ++measured;
+    return fake(i);
+  };
+  auto summary =
+      run_sweep(db, backward, {.run_id = second, .device = kDevice, .resume = true}, measure);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->resumed, 0u);
+  EXPECT_EQ(measured, 1u);
+  EXPECT_EQ(cell("SELECT group_concat(pass, ',') FROM (SELECT pass FROM measurements ORDER BY id)"),
+            "fwd,bwd");
+  summary = run_sweep(db, backward, {.run_id = second, .device = kDevice, .resume = true}, measure);
+  EXPECT_EQ(summary->resumed, 1u);
+  EXPECT_EQ(measured, 1u);
+}
+
 TEST_F(SweepLoop, ADatabaseErrorStopsTheSweepAndSaysHowFarItGot) {
   store::Store db = open();
   const auto run = begin_run(db);

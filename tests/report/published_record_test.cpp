@@ -1,9 +1,10 @@
 // The published record (data/published/record/*.json): every shipped file loads, every figure
 // names where it was read and its role, at least half of each file is held out by the rule its
-// header states, and every GPU is a shipped hardware model or one listed here as having none.
-// Also the loader's refusals of a malformed record. The record lives in its own folder so that the
-// report (and its golden test) and the model's regression guard, which load data/published/*.json,
-// see none of it until a model factor is fitted to it.
+// header states, and every GPU is a shipped hardware model or one listed here as having none (its
+// figures then name the model that stands for them).
+// Also the loader's refusals of a malformed record. The record lives in its own folder; the report
+// loads it with the top-level files (load_published_tree), the model's tests hold its held-out
+// figures to their bounds (tests/model/published_record_model_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,9 +27,9 @@ namespace fs = std::filesystem;
 const fs::path kPublished = fs::path(FA4_SOURCE_DIR) / "data" / "published";
 const fs::path kRecord = kPublished / "record";
 
-// GPUs the record names that have no file in models/: GB300 (no model ships), and "sm100" where a
-// pull request names the architecture but not the GPU (B200 or GB200).
-const std::set<std::string> kGpusWithoutModel = {"gb300", "sm100"};
+// GPUs the record names that have no file in models/: "sm100", where a pull request names the
+// architecture but not the GPU; such a figure names the model that stands for it (modeled_on).
+const std::set<std::string> kGpusWithoutModel = {"sm100"};
 
 std::vector<fs::path> json_files(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -114,6 +115,8 @@ TEST(PublishedRecord, EveryGpuIsAShippedModelOrListedAsHavingNone) {
     for (const auto& f : load_or_fail(file)) {
       const bool modeled = hw::find_spec(*specs, f.gpu).ok();
       EXPECT_NE(modeled, kGpusWithoutModel.count(f.gpu) == 1) << file.filename() << ": " << f.gpu;
+      EXPECT_EQ(!f.modeled_on.empty(), !modeled) << file.filename() << ": " << f.gpu;
+      EXPECT_TRUE(hw::find_spec(*specs, f.model_gpu()).ok()) << f.model_gpu();
     }
   }
 }

@@ -61,7 +61,7 @@ std::vector<hw::Spec> real_specs() {
 }
 
 std::vector<PublishedFigure> real_published() {
-  return value_or_throw(load_published_dir(FA4_SOURCE_DIR "/data/published"));
+  return value_or_throw(load_published_tree(FA4_SOURCE_DIR "/data/published"));
 }
 
 std::vector<store::ReportRow> sample_rows() {

@@ -2,22 +2,21 @@
 // dV, then dK and dQ), the dQ conversion; tensor maps and the tile grid.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <optional>
 #include <string>
 
 #include "kernels/bwd_common.hpp"
 #include "kernels/cuda_status.hpp"
 #include "kernels/fa3/bwd_kernel.cuh"
+#include "kernels/fa3/hopper_host.cuh"
 #include "kernels/fa3/tensor_map.cuh"
+#include "kernels/fa3/tile_scheduler.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/toolbox.cuh"
 
 namespace fa4::kernels::fa3 {
 namespace {
-
-constexpr float kBwdLog2e = 1.4426950408889634f;
 
 template <class T>
 Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
@@ -27,40 +26,23 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
   if (Status status = cuda_status(opt_in, "fa3_bwd: raising the shared-memory limit"); !status)
     return status;
-  auto encode = tma::tensor_map_encoder();
-  if (!encode) return encode.error();
-  int device = 0, sms = 0;
-  if (Status status = cuda_status(cudaGetDevice(&device), "fa3_bwd: cudaGetDevice"); !status)
-    return status;
-  if (Status status =
-          cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-                      "fa3_bwd: reading the SM count");
-      !status)
-    return status;
+  const Result<int> sms = current_device_sms("fa3_bwd");
+  if (!sms) return sms.error();
 
   const std::int64_t d = shape.headdim;
   const std::int64_t q_heads = shape.batch * shape.heads_q;
   const std::int64_t kv_heads = shape.batch * shape.heads_kv;
   BwdParams params{};
-  const struct {
-    CUtensorMap* map;
-    const void* data;
-    std::int64_t seqlen, heads;
-    int box_rows;
-  } maps[] = {
-      {&params.q_map, buffers.q, shape.seqlen_q, q_heads, T::kBlockM},
-      {&params.do_map, buffers.dout, shape.seqlen_q, q_heads, T::kBlockM},
-      {&params.k_map, buffers.k, shape.seqlen_k, kv_heads, T::kBlockN},
-      {&params.v_map, buffers.v, shape.seqlen_k, kv_heads, T::kBlockN},
-      {&params.dk_map, buffers.dk, shape.seqlen_k, kv_heads, kBwdKeysPerWarpgroup},
-      {&params.dv_map, buffers.dv, shape.seqlen_k, kv_heads, kBwdKeysPerWarpgroup},
-  };
-  for (const auto& m : maps) {
-    auto map =
-        tma::attention_tensor_map(*encode, m.data, shape.dtype, d, m.seqlen, m.heads, m.box_rows);
-    if (!map) return Error{"fa3_bwd: " + map.error().message};
-    *m.map = *map;
-  }
+  if (Status status = tma::encode_tensor_maps(
+          "fa3_bwd", shape.dtype, d,
+          {{&params.q_map, buffers.q, shape.seqlen_q, q_heads, T::kBlockM},
+           {&params.do_map, buffers.dout, shape.seqlen_q, q_heads, T::kBlockM},
+           {&params.k_map, buffers.k, shape.seqlen_k, kv_heads, T::kBlockN},
+           {&params.v_map, buffers.v, shape.seqlen_k, kv_heads, T::kBlockN},
+           {&params.dk_map, buffers.dk, shape.seqlen_k, kv_heads, kBwdKeysPerWarpgroup},
+           {&params.dv_map, buffers.dv, shape.seqlen_k, kv_heads, kBwdKeysPerWarpgroup}});
+      !status)
+    return status;
   const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
   params.lse_log2 = arrays.lse_log2;
   params.delta = arrays.d;
@@ -77,13 +59,12 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   params.tiles = params.n_blocks * int(kv_heads);
   params.causal = shape.causal;
   params.scale = float(1.0 / std::sqrt(double(d)));
-  params.scale_log2 = float(1.0 / std::sqrt(double(d)) * double(kBwdLog2e));
+  params.scale_log2 = float(1.0 / std::sqrt(double(d)) * double(kLog2e));
   if (params.tiles == 0) return Ok{};
-  const unsigned grid = unsigned(std::min(params.tiles, sms));
-  // Causal sections (bwd_tile_scheduler.cuh): the fewest kv heads whose tiles fill whole snake
-  // round pairs, at most all of them.
-  const int round_pair = 2 * int(grid);
-  params.causal_group = std::min(int(kv_heads), round_pair / std::gcd(params.n_blocks, round_pair));
+  // The forward's grid and causal sections (tile_scheduler.cuh's host half), over (batch, kv head)
+  // pairs of key blocks (bwd_tile_scheduler.cuh).
+  const unsigned grid = persistent_grid(params.tiles, *sms);
+  params.causal_group = causal_section_heads(params.n_blocks, int(kv_heads), grid);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");
 }
@@ -113,7 +94,7 @@ Status launch_bwd_main_for(const AttnShape& shape, const AttnBuffers& buffers,
 
 // The key block every configuration uses (the dQ conversion's causal slot rule needs it only
 // for deterministic kernels; given for completeness).
-inline constexpr std::int64_t kBwdKeyBlock = kConsumerWarpgroups * kBwdKeysPerWarpgroup;
+inline constexpr std::int64_t kBwdKeyBlock = fa3_tiles::kBwdBlockN;
 
 template <BwdVariant V>
 Status launch_bwd(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
@@ -133,21 +114,8 @@ std::size_t bwd_workspace_bytes(const AttnShape& shape) {
 
 std::optional<std::string> bwd_unsupported_reason(const AttnShape& shape,
                                                   const DeviceCaps& device) {
-  constexpr std::int64_t kMaxSeqlen = std::int64_t{1} << 30;  // int row indices with headroom
-  if (device.sm != 90)
-    return "fa3_bwd is built for sm_90a (wgmma, setmaxnreg), which runs on compute capability 9.0 "
-           "only; " +
-           device.name + " has " + std::to_string(device.sm / 10) + "." +
-           std::to_string(device.sm % 10);
-  if (shape.dtype != Dtype::bf16 && shape.dtype != Dtype::fp16)
-    return "fa3_bwd computes bf16 and fp16 only, not " + std::string(to_string(shape.dtype));
-  if (shape.headdim != shape.headdim_v)
-    return "fa3_bwd needs headdim == headdim_v (got " + std::to_string(shape.headdim) + " and " +
-           std::to_string(shape.headdim_v) + ")";
-  if (shape.headdim != 64 && shape.headdim != 128 && shape.headdim != 256)
-    return "fa3_bwd has tiles for head dims 64, 128 and 256, not " + std::to_string(shape.headdim);
-  if (shape.seqlen_q > kMaxSeqlen || shape.seqlen_k > kMaxSeqlen)
-    return "fa3_bwd indexes rows with 32-bit integers: seqlen at most 2^30";
+  if (auto reason = unsupported_hopper_device("fa3_bwd", device)) return reason;
+  if (auto reason = unsupported_tiled_shape("fa3_bwd", shape)) return reason;
   if ((shape.seqlen_k + kBwdKeyBlock - 1) / kBwdKeyBlock * shape.heads_kv * shape.batch >
       (std::int64_t{1} << 30))
     return "fa3_bwd numbers its tiles with 32-bit integers: at most 2^30 key blocks";

@@ -38,10 +38,11 @@ struct BwdTraits {
   static constexpr bool kDv = Out != BwdOutputs::dk_dq;
   static constexpr bool kDkDq = Out != BwdOutputs::dv;
 
-  // Keys (the wgmma M dimension of S^T, dP^T, dV, dK) and queries per block (FA3's, hopper/
-  // flash_bwd_launch_template.h): 128 x 128 at hd64, 128 keys x 64 queries at hd128 and hd256.
+  // Keys (the wgmma M dimension of S^T, dP^T, dV, dK) and queries per block (core/fa3_tiles.hpp
+  // says why): 128 x 128 at hd64, 128 keys x 64 queries at hd128 and hd256.
   static constexpr int kBlockN = kConsumerWarpgroups * kBwdKeysPerWarpgroup;
-  static constexpr int kBlockM = HeadDim == 64 ? 128 : 64;
+  static_assert(kBlockN == fa3_tiles::kBwdBlockN, "two consumer warpgroups of 64 keys");
+  static constexpr int kBlockM = fa3_tiles::bwd_query_block(HeadDim);
   // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
   static constexpr int kStages = HeadDim == 256 ? 1 : 2;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one

@@ -67,28 +67,20 @@
 
 namespace fa4::kernels {
 
+using fa3::hopper_kernel;
+
 extern const Kernel fa3_bwd_kernel;  // listed in registry.cpp
-const Kernel fa3_bwd_kernel{
-    .name = "fa3_bwd",
-    .summary =
-        "FlashAttention-3-style backward: wgmma on transposed products, TMA, warp "
-        "specialization, register-resident dK/dV, dQ by bulk reduce-add, persistent tiles",
-    .min_sm = 90,
-    .unsupported_reason = fa3::bwd_unsupported_reason,
-    .workspace_bytes = fa3::bwd_workspace_bytes,
-    .launch = fa3::launch_bwd<fa3::BwdVariant{}>,
-    .pass = Pass::bwd,
-};
+const Kernel fa3_bwd_kernel = hopper_kernel(
+    "fa3_bwd",
+    "FlashAttention-3-style backward: wgmma on transposed products, TMA, warp specialization, "
+    "register-resident dK/dV, dQ by bulk reduce-add, persistent tiles",
+    fa3::launch_bwd<fa3::BwdVariant{}>, fa3::bwd_workspace_bytes, fa3::bwd_unsupported_reason,
+    Pass::bwd);
 
 extern const Kernel fa3_bwd_atomics_kernel;
-const Kernel fa3_bwd_atomics_kernel{
-    .name = "fa3_bwd_atomics",
-    .summary = "fa3_bwd with dQ added by vector atomics from registers (no staging tile)",
-    .min_sm = 90,
-    .unsupported_reason = fa3::bwd_unsupported_reason,
-    .workspace_bytes = fa3::bwd_workspace_bytes,
-    .launch = fa3::launch_bwd<fa3::BwdVariant{.dq_bulk_reduce = false}>,
-    .pass = Pass::bwd,
-};
+const Kernel fa3_bwd_atomics_kernel = hopper_kernel(
+    "fa3_bwd_atomics", "fa3_bwd with dQ added by vector atomics from registers (no staging tile)",
+    fa3::launch_bwd<fa3::BwdVariant{.dq_bulk_reduce = false}>, fa3::bwd_workspace_bytes,
+    fa3::bwd_unsupported_reason, Pass::bwd);
 
 }  // namespace fa4::kernels

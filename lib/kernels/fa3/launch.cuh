@@ -1,11 +1,9 @@
-// fa3's host launch: the TMA tensor maps of Q, K, V and O, the kernel's Params, the persistent grid
-// (tile_scheduler.cuh), and the instantiation for the shape's dtype, head dim and key blocks
-// (core/fa3_tiles.hpp); the registry's check of what fa3 can run. Shared by fa3.cu and
-// fa4/fa4.cu; the device kernel is in kernel.cuh.
+// fa3's host launch: the TMA tensor maps of Q, K, V and O (tensor_map.cuh), the kernel's Params,
+// the persistent grid (tile_scheduler.cuh), and the instantiation for the shape's dtype, head dim
+// and key blocks (core/fa3_tiles.hpp); the registry's check of what fa3 can run. Shared by fa3.cu
+// and fa4/fa4.cu; the device kernel is in kernel.cuh.
 #pragma once
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -14,7 +12,9 @@
 
 #include "core/fa3_tiles.hpp"
 #include "kernels/cuda_status.hpp"
+#include "kernels/fa3/hopper_host.cuh"
 #include "kernels/fa3/kernel.cuh"
+#include "kernels/fa3/tensor_map.cuh"
 #include "kernels/fa3/tile_scheduler.cuh"
 #include "kernels/fa3/traits.cuh"
 #include "kernels/registry.hpp"
@@ -23,47 +23,6 @@
 namespace fa4::kernels {
 namespace fa3 {
 namespace {
-
-Result<PFN_cuTensorMapEncodeTiled_v12000> tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  if (encode != nullptr) return encode;
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  constexpr unsigned kDriverApiVersion = 12000;  // the cuTensorMapEncodeTiled signature used here
-  if (Status status = cuda_status(
-          cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, kDriverApiVersion,
-                                           cudaEnableDefault, &found),
-          "fa3: looking up cuTensorMapEncodeTiled");
-      !status)
-    return status.error();
-  if (found != cudaDriverEntryPointSuccess || function == nullptr)
-    return Error{"fa3: the CUDA driver has no cuTensorMapEncodeTiled; update the driver (>= 12.0)"};
-  encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-  return encode;
-}
-
-// A 3-D view {headdim, seqlen, batch * heads} of a [batch][heads][seqlen][headdim] tensor, read
-// in boxes of {64, rows, 1} with the 128-byte swizzle the wgmma descriptors expect.
-Result<CUtensorMap> make_tensor_map(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* data,
-                                    Dtype dtype, std::int64_t headdim, std::int64_t seqlen,
-                                    std::int64_t rows_of_heads, int box_rows) {
-  CUtensorMap map{};
-  const cuuint64_t dims[3] = {cuuint64_t(headdim), cuuint64_t(seqlen), cuuint64_t(rows_of_heads)};
-  const cuuint64_t strides[2] = {cuuint64_t(headdim * 2), cuuint64_t(seqlen * headdim * 2)};
-  const cuuint32_t box[3] = {cuuint32_t(kColumnBlock), cuuint32_t(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult result = encode(
-      &map, dtype == Dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-      3, const_cast<void*>(data), dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    return Error{"fa3: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
-                 " (box {64, " + std::to_string(box_rows) + ", 1} over {" +
-                 std::to_string(headdim) + ", " + std::to_string(seqlen) + ", " +
-                 std::to_string(rows_of_heads) + "})"};
-  return map;
-}
 
 // Runtime setting of the fa4 softmax policy (ignored by fa3's): conditional rescaling. (The
 // emulated exp2 share is Variant::emulated_eighths, a compile-time choice.)
@@ -79,36 +38,20 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
   if (Status status = cuda_status(opt_in, "fa3: raising the shared-memory limit"); !status)
     return status;
-  auto encode = tensor_map_encoder();
-  if (!encode) return encode.error();
-  int device = 0, sms = 0;
-  if (Status status = cuda_status(cudaGetDevice(&device), "fa3: cudaGetDevice"); !status)
-    return status;
-  if (Status status = cuda_status(
-          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-          "fa3: reading the SM count");
-      !status)
-    return status;
-
-  const std::int64_t d = shape.headdim;
-  auto q_map = make_tensor_map(*encode, buffers.q, shape.dtype, d, shape.seqlen_q,
-                               shape.batch * shape.heads_q, T::kBlockM);
-  if (!q_map) return q_map.error();
-  auto k_map = make_tensor_map(*encode, buffers.k, shape.dtype, d, shape.seqlen_k,
-                               shape.batch * shape.heads_kv, T::kBlockN);
-  if (!k_map) return k_map.error();
-  auto v_map = make_tensor_map(*encode, buffers.v, shape.dtype, d, shape.seqlen_k,
-                               shape.batch * shape.heads_kv, T::kBlockN);
-  if (!v_map) return v_map.error();
-  auto o_map = make_tensor_map(*encode, buffers.o, shape.dtype, d, shape.seqlen_q,
-                               shape.batch * shape.heads_q, kMmaM);
-  if (!o_map) return o_map.error();
+  const Result<int> sms = current_device_sms("fa3");
+  if (!sms) return sms.error();
 
   Params params{};
-  params.q_map = *q_map;
-  params.k_map = *k_map;
-  params.v_map = *v_map;
-  params.o_map = *o_map;
+  const std::int64_t q_heads = shape.batch * shape.heads_q;
+  const std::int64_t kv_heads = shape.batch * shape.heads_kv;
+  if (Status status =
+          tma::encode_tensor_maps("fa3", shape.dtype, shape.headdim,
+                                  {{&params.q_map, buffers.q, shape.seqlen_q, q_heads, T::kBlockM},
+                                   {&params.k_map, buffers.k, shape.seqlen_k, kv_heads, T::kBlockN},
+                                   {&params.v_map, buffers.v, shape.seqlen_k, kv_heads, T::kBlockN},
+                                   {&params.o_map, buffers.o, shape.seqlen_q, q_heads, kMmaM}});
+      !status)
+    return status;
   params.o = buffers.o;
   params.lse = buffers.lse;
   params.seqlen_q = int(shape.seqlen_q);
@@ -121,7 +64,7 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
   params.causal = shape.causal;
   params.scale_log2 = float(1.0 / std::sqrt(double(shape.headdim)) * double(kLog2e));
   if (params.tiles == 0) return Ok{};
-  const unsigned grid = persistent_grid(params.tiles, sms);
+  const unsigned grid = persistent_grid(params.tiles, *sms);
   params.causal_group = causal_section_heads(params.m_blocks, params.heads_q * params.batch, grid);
   params.conditional_rescale = options.conditional_rescale ? 1 : 0;
   params.rescale_counts = static_cast<unsigned long long*>(buffers.workspace);
@@ -173,7 +116,7 @@ Status launch_fa3(const AttnShape& shape, const AttnBuffers& buffers, Stream str
       return launch<Variant{.wide_key_blocks = true}>(shape, buffers, stream);
     case fa3_tiles::KeyBlocks::narrow:
       return launch_headdim<Variant{.narrow_key_blocks = true}, 256>(shape, buffers, stream,
-                                                                    SoftmaxOptions{});
+                                                                     SoftmaxOptions{});
     case fa3_tiles::KeyBlocks::standard:
       break;
   }
@@ -181,11 +124,8 @@ Status launch_fa3(const AttnShape& shape, const AttnBuffers& buffers, Stream str
 }
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {
-  constexpr std::int64_t kMaxTiles = std::int64_t{1} << 30;   // int tile indices
-  if (device.sm != 90)
-    return "fa3 is built for sm_90a (wgmma, setmaxnreg), which runs on compute capability 9.0 "
-           "only; " + device.name + " has " + std::to_string(device.sm / 10) + "." +
-           std::to_string(device.sm % 10);
+  constexpr std::int64_t kMaxTiles = std::int64_t{1} << 30;  // int tile indices
+  if (auto reason = unsupported_hopper_device("fa3", device)) return reason;
   if (auto reason = unsupported_tiled_shape("fa3", shape)) return reason;
   const std::int64_t m_blocks = (shape.seqlen_q + fa3_tiles::kBlockM - 1) / fa3_tiles::kBlockM;
   if (m_blocks * shape.heads_q * shape.batch > kMaxTiles)
@@ -193,19 +133,13 @@ std::optional<std::string> unsupported_reason(const AttnShape& shape, const Devi
   return std::nullopt;
 }
 
-// The registry entry of a kernel on fa3's pipeline (fa3, its variants, fa4): sm_90a, forward; fa3's
-// shape check and no workspace unless the kernel says otherwise.
+// The forward entries on fa3's pipeline (fa3, its variants, fa4): fa3's shape check and no
+// workspace unless the kernel says otherwise.
 constexpr Kernel hopper_kernel(
     std::string_view name, std::string_view summary, decltype(Kernel::launch) launch,
     decltype(Kernel::workspace_bytes) workspace_bytes = no_workspace,
     decltype(Kernel::unsupported_reason) unsupported = unsupported_reason) {
-  return Kernel{.name = name,
-                .summary = summary,
-                .min_sm = 90,
-                .unsupported_reason = unsupported,
-                .workspace_bytes = workspace_bytes,
-                .launch = launch,
-                .pass = Pass::fwd};
+  return hopper_kernel(name, summary, launch, workspace_bytes, unsupported, Pass::fwd);
 }
 
 }  // namespace

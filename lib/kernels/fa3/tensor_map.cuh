@@ -2,9 +2,8 @@
 // (looked up once through the runtime, so no driver library is linked) and the 3-D view
 // {headdim, seqlen, batch * heads} of a [batch][heads][seqlen][headdim] 16-bit tensor, in boxes
 // of {64, rows, 1} with the 128-byte swizzle the wgmma descriptors expect (TMA zero-fills rows
-// past a sequence's end without touching the next head, and clips stores there). Used by
-// fa3_bwd; the same helpers as the forward's launch.cuh, for it to share once its host side has
-// its own file.
+// past a sequence's end without touching the next head, and clips stores there). Used by fa3's
+// forward launch (launch.cuh, and fa4 through it) and fa3_bwd's (bwd_launch.cuh).
 #pragma once
 
 #include <cuda.h>
@@ -12,11 +11,14 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/shape.hpp"
 #include "kernels/cuda_status.hpp"
+#include "kernels/fa3/traits.cuh"
 
 namespace fa4::kernels::fa3::tma {
 
@@ -42,11 +44,10 @@ inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v1200
                                                 const void* data, Dtype dtype, std::int64_t headdim,
                                                 std::int64_t seqlen, std::int64_t rows_of_heads,
                                                 int box_rows) {
-  constexpr int kBoxColumns = 64;  // 16-bit elements in one 128-byte swizzled row
   CUtensorMap map{};
   const cuuint64_t dims[3] = {cuuint64_t(headdim), cuuint64_t(seqlen), cuuint64_t(rows_of_heads)};
   const cuuint64_t strides[2] = {cuuint64_t(headdim * 2), cuuint64_t(seqlen * headdim * 2)};
-  const cuuint32_t box[3] = {cuuint32_t(kBoxColumns), cuuint32_t(box_rows), 1};
+  const cuuint32_t box[3] = {cuuint32_t(kColumnBlock), cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUresult result = encode(
       &map,
@@ -56,10 +57,32 @@ inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v1200
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)
     return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
-                 " (box {64, " + std::to_string(box_rows) + ", 1} over {" +
-                 std::to_string(headdim) + ", " + std::to_string(seqlen) + ", " +
+                 " (box {" + std::to_string(kColumnBlock) + ", " + std::to_string(box_rows) +
+                 ", 1} over {" + std::to_string(headdim) + ", " + std::to_string(seqlen) + ", " +
                  std::to_string(rows_of_heads) + "})"};
   return map;
+}
+
+// One tensor map of a launch: where it goes, the tensor, its rows (seqlen) and heads (batch *
+// heads), the box rows of one copy.
+struct MapRequest {
+  CUtensorMap* map;
+  const void* data;
+  std::int64_t seqlen, heads;
+  int box_rows;
+};
+
+// Encodes every request's map over `headdim` columns of `dtype`; errors name `kernel`.
+inline Status encode_tensor_maps(std::string_view kernel, Dtype dtype, std::int64_t headdim,
+                                 std::initializer_list<MapRequest> requests) {
+  auto encode = tensor_map_encoder();
+  if (!encode) return Error{std::string(kernel) + ": " + encode.error().message};
+  for (const MapRequest& r : requests) {
+    auto map = attention_tensor_map(*encode, r.data, dtype, headdim, r.seqlen, r.heads, r.box_rows);
+    if (!map) return Error{std::string(kernel) + ": " + map.error().message};
+    *r.map = *map;
+  }
+  return Ok{};
 }
 
 }  // namespace fa4::kernels::fa3::tma

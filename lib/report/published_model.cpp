@@ -1,0 +1,135 @@
+// The model beside each published figure: which of the model's algorithms stands for the
+// published kernel on the GPU model of its machine, and the prediction in TFLOP/s under the
+// figure's own FLOP convention (the model predicts a time; the source's FLOPs divide it).
+//
+// The rule, for a figure without its own modeled_as:
+// - cuDNN's fused attention ("cudnn", "sdpa-cudnn", PyTorch's cuDNN backend) is a persistent,
+//   warp-specialized kernel: the model's fa3 on Hopper and fa4 on Blackwell;
+// - "fa4" is fa4;
+// - a "-deterministic" suffix sums dQ in a fixed order (Options::deterministic), and "-1cta" runs
+//   FA4's backward on one CTA where its default on Blackwell is the 2-CTA pair (FA4 §3.2,
+//   flash-attention PR 2280), which "fa4" then means;
+// - a sliding window is not modeled (the model has none), nor is a kernel outside the list.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string_view>
+
+#include "core/stats.hpp"
+#include "hw/loader.hpp"
+#include "model/algorithm_traits.hpp"
+#include "model/factors.hpp"
+#include "report/published.hpp"
+
+namespace fa4::report {
+namespace {
+
+constexpr std::string_view kDeterministicSuffix = "-deterministic";
+constexpr std::string_view kOneCtaSuffix = "-1cta";
+
+// Removes `suffix` from the end of `name`; whether it was there.
+bool strip_suffix(std::string_view& name, std::string_view suffix) {
+  if (!name.ends_with(suffix)) return false;
+  name.remove_suffix(suffix.size());
+  return true;
+}
+
+// The algorithm closest to a published kernel family on this GPU, or nothing.
+std::optional<model::Algorithm> closest_algorithm(std::string_view family, const hw::Spec& gpu) {
+  if (family == "cudnn" || family == "sdpa-cudnn") {
+    if (model::is_hopper(gpu)) return model::Algorithm::fa3;
+    if (model::is_blackwell(gpu)) return model::Algorithm::fa4;
+    return std::nullopt;
+  }
+  if (family == "fa4") return model::Algorithm::fa4;
+  return std::nullopt;
+}
+
+// Host time of one framework call that the figure's benchmark timed beside the kernels: every
+// figure read from a public benchmark (it has an origin) timed single PyTorch-level calls.
+double call_seconds(const PublishedFigure& f) {
+  return f.provenance ? model::factors::kFrameworkCallSeconds : 0.0;
+}
+
+}  // namespace
+
+ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
+  if (f.sliding_window > 0)
+    return {std::nullopt,
+            fmt::format("sliding window of {} keys: the model has none", f.sliding_window)};
+  std::string_view family = f.kernel;
+  model::Options o;
+  o.pass = f.pass;
+  o.deterministic = strip_suffix(family, kDeterministicSuffix);
+  const bool one_cta = strip_suffix(family, kOneCtaSuffix);
+  const auto algorithm = f.modeled_as ? f.modeled_as : closest_algorithm(family, gpu);
+  if (!algorithm)
+    return {std::nullopt,
+            fmt::format("no algorithm of the model stands for {} on {}", f.kernel, gpu.id)};
+  o.algorithm = *algorithm;
+  o.two_cta = family == "fa4" && !one_cta && f.pass == Pass::bwd && model::is_blackwell(gpu);
+  if (o.deterministic && f.pass != Pass::bwd)
+    return {std::nullopt,
+            "a deterministic forward pass is the plain one; the figure is mislabeled"};
+  return {o, ""};
+}
+
+double FigureVsModel::error_percent() const {
+  return 100 * (*predicted_tflops - figure->tflops) / figure->tflops;
+}
+
+std::vector<FigureVsModel> compare_with_model(const std::vector<hw::Spec>& gpus,
+                                              const std::vector<PublishedFigure>& figures) {
+  std::vector<FigureVsModel> out;
+  out.reserve(figures.size());
+  for (const PublishedFigure& f : figures) {
+    FigureVsModel row;
+    row.figure = &f;
+    auto gpu = hw::find_spec(gpus, f.model_gpu());
+    if (!gpu) {
+      row.not_modeled = fmt::format("no hardware model for {}", f.model_gpu());
+      out.push_back(std::move(row));
+      continue;
+    }
+    row.gpu_model = *gpu;
+    ModeledAs as = modeled_as(f, **gpu);
+    row.options = as.options;
+    row.not_modeled = as.not_modeled;
+    if (as.options) {
+      auto p = model::predict(**gpu, f.shape, *as.options);
+      if (p)
+        row.predicted_tflops = published_flops(f) / (p->time_s + call_seconds(f)) / 1e12;
+      else
+        row.not_modeled = p.error().message;
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+ErrorSummary summarize_errors(const std::vector<const FigureVsModel*>& rows) {
+  ErrorSummary out;
+  std::vector<double> errors;
+  for (const FigureVsModel* r : rows) {
+    if (!r->predicted_tflops) continue;
+    errors.push_back(std::abs(r->error_percent()));
+    if (!out.worst || errors.back() > std::abs(out.worst_percent)) {
+      out.worst = r;
+      out.worst_percent = r->error_percent();
+    }
+  }
+  out.count = int(errors.size());
+  // The timing statistics' median (lib/core/stats.hpp) serves any list of numbers.
+  if (!errors.empty()) out.median_abs_percent = summarize(std::move(errors)).median_s;
+  return out;
+}
+
+std::string gpu_family(const hw::Spec& gpu) {
+  if (model::is_hopper(gpu)) return "Hopper";
+  if (model::is_blackwell(gpu)) return "Blackwell";
+  return std::string(hw::to_string(gpu.architecture));
+}
+
+bool held_out(const PublishedFigure& f) { return f.role == "held_out" || f.role.empty(); }
+
+}  // namespace fa4::report

@@ -1,0 +1,83 @@
+// The model against the published record's held-out figures (data/published/record), per GPU
+// family and pass, fp8 apart: the median |error| and the worst |error| each within a bound. The
+// targets are 7% (median) and 20% (worst); where the model reaches a target the bound is the
+// target, where it does not the bound is what it reached (rounded up), so that a later change
+// cannot make it worse unnoticed. Why the misses miss: lib/model/factors.hpp and the report's
+// record tables (the B200 CSV's short sequences, Hopper's and fp8's backward, deterministic cuDNN).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "hw/loader.hpp"
+#include "report/published.hpp"
+
+namespace fa4::report {
+namespace {
+
+constexpr double kTargetMedian = 7, kTargetWorst = 20;
+
+struct Bound {
+  double median;  // percent
+  double worst;   // percent
+  int count;      // held-out figures in the group
+};
+
+// (family, pass, fp8) -> the bound held; a target where reached.
+const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
+    {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 8}},
+    {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6}},
+    {{"Hopper", Pass::bwd, false}, {18.5, 48, 8}},       // target missed
+    {{"Hopper", Pass::bwd, true}, {107, 218, 6}},        // target missed
+    {{"Blackwell", Pass::fwd, false}, {12.5, 182, 75}},  // target missed
+    {{"Blackwell", Pass::fwd, true}, {21, 47.5, 35}},    // target missed
+    {{"Blackwell", Pass::bwd, false}, {9, 158, 85}},     // target missed
+    {{"Blackwell", Pass::bwd, true}, {17.5, 133, 47}},   // target missed
+};
+
+TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
+  auto gpus = hw::load_all_specs(std::string(FA4_SOURCE_DIR) + "/models");
+  ASSERT_TRUE(gpus.ok()) << gpus.error().message;
+  auto figures = load_published_dir(std::string(FA4_SOURCE_DIR) + "/data/published/record");
+  ASSERT_TRUE(figures.ok()) << figures.error().message;
+  const std::vector<FigureVsModel> compared = compare_with_model(*gpus, *figures);
+  std::map<std::tuple<std::string, Pass, bool>, std::vector<const FigureVsModel*>> groups;
+  for (const FigureVsModel& c : compared)
+    if (c.predicted_tflops && held_out(*c.figure))
+      groups[{gpu_family(*c.gpu_model), c.pass(), c.figure->shape.dtype == Dtype::fp8}].push_back(
+          &c);
+  EXPECT_EQ(groups.size(), kBounds.size());
+  for (const auto& [key, rows] : groups) {
+    const auto& [family, pass, fp8] = key;
+    const std::string what = family + " " + std::string(to_string(pass)) + (fp8 ? " fp8" : "");
+    const auto bound = kBounds.find(key);
+    ASSERT_NE(bound, kBounds.end()) << what;
+    const ErrorSummary e = summarize_errors(rows);
+    EXPECT_EQ(e.count, bound->second.count) << what;
+    EXPECT_LE(e.median_abs_percent, bound->second.median) << what;
+    EXPECT_LE(std::abs(e.worst_percent), bound->second.worst)
+        << what << ": " << e.worst->figure->kernel << " " << describe(e.worst->figure->shape);
+  }
+}
+
+// Every record figure without a sliding window is modeled: the GPU models cover the record.
+TEST(RecordError, EveryFigureWithoutASlidingWindowIsModeled) {
+  auto gpus = hw::load_all_specs(std::string(FA4_SOURCE_DIR) + "/models");
+  ASSERT_TRUE(gpus.ok()) << gpus.error().message;
+  auto figures = load_published_dir(std::string(FA4_SOURCE_DIR) + "/data/published/record");
+  ASSERT_TRUE(figures.ok()) << figures.error().message;
+  int modeled = 0;
+  for (const FigureVsModel& c : compare_with_model(*gpus, *figures)) {
+    EXPECT_EQ(c.predicted_tflops.has_value(), c.figure->sliding_window == 0)
+        << c.figure->gpu << " " << c.figure->kernel << " " << describe(c.figure->shape) << ": "
+        << c.not_modeled;
+    modeled += c.predicted_tflops.has_value();
+  }
+  EXPECT_GE(modeled, 450);
+}
+
+}  // namespace
+}  // namespace fa4::report

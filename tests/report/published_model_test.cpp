@@ -1,0 +1,108 @@
+// The model beside a published figure (lib/report/published_model.cpp): which algorithm stands for
+// a published kernel on which GPU, the figure's own FLOP convention, and the per-call host time a
+// record figure's benchmark timed.
+#include <gtest/gtest.h>
+
+#include "hw/loader.hpp"
+#include "model/factors.hpp"
+#include "report/published.hpp"
+#include "report_inputs.hpp"
+
+namespace fa4::report {
+namespace {
+
+const std::vector<hw::Spec>& gpus() {
+  static const std::vector<hw::Spec> specs = testing::real_specs();
+  return specs;
+}
+
+const hw::Spec& gpu(std::string_view id) { return **hw::find_spec(gpus(), id); }
+
+PublishedFigure figure(std::string gpu_id, std::string kernel, Pass pass) {
+  PublishedFigure f;
+  f.gpu = std::move(gpu_id);
+  f.kernel = std::move(kernel);
+  f.pass = pass;
+  f.tflops = 1000;
+  return f;
+}
+
+TEST(PublishedModel, CudnnIsFa3OnHopperAndFa4OnBlackwell) {
+  EXPECT_EQ(modeled_as(figure("h200", "cudnn", Pass::fwd), gpu("h200")).options->algorithm,
+            model::Algorithm::fa3);
+  EXPECT_EQ(modeled_as(figure("gb300", "sdpa-cudnn", Pass::fwd), gpu("gb300")).options->algorithm,
+            model::Algorithm::fa4);
+  EXPECT_FALSE(modeled_as(figure("a100-sxm", "cudnn", Pass::fwd), gpu("a100-sxm")).options);
+  EXPECT_FALSE(modeled_as(figure("h200", "sdpa-math", Pass::fwd), gpu("h200")).options);
+}
+
+TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
+  const auto two_cta = modeled_as(figure("b200", "fa4", Pass::bwd), gpu("b200")).options;
+  ASSERT_TRUE(two_cta);
+  EXPECT_TRUE(two_cta->two_cta);
+  EXPECT_FALSE(two_cta->deterministic);
+  const auto one_cta =
+      modeled_as(figure("b200", "fa4-1cta-deterministic", Pass::bwd), gpu("b200")).options;
+  ASSERT_TRUE(one_cta);
+  EXPECT_FALSE(one_cta->two_cta);
+  EXPECT_TRUE(one_cta->deterministic);
+  // cuDNN's backward is modeled on one CTA; a deterministic forward is refused as mislabeled.
+  EXPECT_FALSE(modeled_as(figure("b200", "cudnn", Pass::bwd), gpu("b200")).options->two_cta);
+  EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
+}
+
+TEST(PublishedModel, SlidingWindowsAreNotModeledAndSayWhy) {
+  PublishedFigure f = figure("gb200", "cudnn", Pass::fwd);
+  f.sliding_window = 1024;
+  const ModeledAs as = modeled_as(f, gpu("gb200"));
+  EXPECT_FALSE(as.options);
+  EXPECT_NE(as.not_modeled.find("sliding window"), std::string::npos) << as.not_modeled;
+}
+
+TEST(PublishedModel, DiagonalInclusiveCountsTheDiagonalAndFiveGemmsPerHeadDim) {
+  PublishedFigure f = figure("gb200", "cudnn", Pass::fwd);
+  f.shape.batch = 1;
+  f.shape.heads_q = f.shape.heads_kv = 128;
+  f.shape.seqlen_q = f.shape.seqlen_k = 4096;
+  f.shape.headdim = 192;
+  f.shape.headdim_v = 128;
+  f.shape.causal = true;
+  const double pairs = 4096.0 * 4097 / 2;
+  EXPECT_DOUBLE_EQ(published_flops(f), attention_flops(f.shape, Pass::fwd));  // no origin
+  f.provenance = Provenance{};
+  f.provenance->flop_count = FlopCount::diagonal_inclusive;
+  EXPECT_DOUBLE_EQ(published_flops(f), 2 * 128 * pairs * (192 + 128));
+  f.pass = Pass::bwd;
+  EXPECT_DOUBLE_EQ(published_flops(f), 2 * 128 * pairs * (3 * 192 + 2 * 128));
+}
+
+// The model predicts a time; a record figure's TFLOP/s is its own FLOPs over that time plus the
+// host time of the framework call its benchmark timed.
+TEST(PublishedModel, PredictionUsesTheFiguresFlopsAndItsCallTime) {
+  PublishedFigure f = figure("gb200", "cudnn", Pass::bwd);
+  f.shape.seqlen_q = f.shape.seqlen_k = 8192;
+  f.shape.causal = true;
+  f.provenance = Provenance{};
+  f.provenance->flop_count = FlopCount::diagonal_inclusive;
+  const auto rows = compare_with_model(gpus(), {f});
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_TRUE(rows[0].predicted_tflops);
+  auto p = model::predict(gpu("gb200"), f.shape, *rows[0].options);
+  ASSERT_TRUE(p.ok());
+  EXPECT_NEAR(*rows[0].predicted_tflops,
+              published_flops(f) / (p->time_s + model::factors::kFrameworkCallSeconds) / 1e12,
+              1e-9);
+  EXPECT_NEAR(rows[0].error_percent(), 100 * (*rows[0].predicted_tflops - 1000) / 1000, 1e-9);
+}
+
+TEST(PublishedModel, AGpuNamedByArchitectureIsModeledOnItsStandIn) {
+  PublishedFigure f = figure("sm100", "fa4", Pass::fwd);
+  EXPECT_FALSE(compare_with_model(gpus(), {f})[0].predicted_tflops);
+  f.modeled_on = "gb200";
+  const auto rows = compare_with_model(gpus(), {f});
+  ASSERT_TRUE(rows[0].predicted_tflops) << rows[0].not_modeled;
+  EXPECT_EQ(rows[0].gpu_model->id, "gb200");
+}
+
+}  // namespace
+}  // namespace fa4::report
