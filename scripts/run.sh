@@ -22,9 +22,10 @@ source "$root/scripts/setup.sh"
 cd "$root"
 tool="$build/apps/fa4-analyze/fa4-analyze"
 
-# The shipped published figures, into the database the report is written from: `query` sees the
-# figures the report counts (an import replaces earlier copies of the same figure).
-"$tool" --db "$db" import data/published/*.json
+# The shipped published figures, into the database the report is written from: the files the
+# report reads (data/published/*.json and the record, data/published/record/*.json), so `query`
+# sees the figures the report counts (an import replaces earlier copies of the same figure).
+"$tool" --db "$db" import data/published/*.json data/published/record/*.json
 "$tool" --db "$db" predict --gpu all --kernel all --pass fwd,bwd \
   --sweep data/sweeps/fa3-paper.json --sweep data/sweeps/fa4-paper.json --sweep data/sweeps/llama3.json
 # The ladder's rungs this build has (none without CUDA).
