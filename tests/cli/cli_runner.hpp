@@ -14,6 +14,10 @@
 
 namespace fa4::testing {
 
+// The exit status a run_script script gives for "this machine cannot set that up" (the test then
+// says skipped).
+inline constexpr int kCannotSetUp = 77;
+
 struct Outcome {
   int code = -1;
   std::string out, err;

@@ -16,10 +16,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using fa4::testing::kCannotSetUp;
 using fa4::testing::Outcome;
 using fa4::testing::slurp;
-
-constexpr int kCannotSetUp = 77;  // a script's exit status for "this machine cannot do that"
 
 // The first line of PRAGMA integrity_check (or the error that stopped it) on `file`.
 std::string integrity_of(const fs::path& file) {

@@ -18,10 +18,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using fa4::testing::kCannotSetUp;
 using fa4::testing::Outcome;
 using fa4::testing::slurp;
-
-constexpr int kCannotSetUp = 77;  // a script's exit status for "this machine cannot do that"
 
 // The last line that is not empty, with the newlines after it.
 std::string last_line_of(const std::string& text) {
