@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${FA4_BUILD_DIR:-$root/build}
 packages=(cmake g++ make git pkg-config python3 libcli11-dev nlohmann-json3-dev libsqlite3-dev libfmt-dev
-          libgtest-dev libbenchmark-dev clang)
+          libgtest-dev libbenchmark-dev clang gnuplot-nox libexpat1-dev)
 
 missing=()
 for p in "${packages[@]}"; do

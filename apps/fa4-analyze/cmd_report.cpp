@@ -1,18 +1,22 @@
-// fa4-analyze report: write the markdown report (hardware, per-tile cycles, predicted TFLOP/s
-// against seqlen with charts, our kernels measured against the peers, the model against published
-// figures, the model's factors) from the hardware models, the results database and the published
-// figures.
-#include <chrono>
-#include <filesystem>
-#include <memory>
-
+// fa4-analyze report: write the markdown report (a summary, rooflines and per-unit charts,
+// hardware, per-tile cycles, predicted TFLOP/s against seqlen, our kernels measured against the
+// peers, the model against published figures, the model's factors) and its charts (gnuplot SVGs
+// with their scripts and data, and CSV files) from the hardware models, the results database, the
+// reference runs in data/runs/ and the published figures.
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include "open_store.hpp"
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <set>
+
 #include "context.hpp"
 #include "core/atomic_file.hpp"
 #include "hw/loader.hpp"
+#include "measured_sources.hpp"
+#include "open_store.hpp"
+#include "report/chart_render.hpp"
 #include "report/published.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
@@ -25,8 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ReportOptions {
-  std::string out = "out/fa4-analyze-report.md";  // "-": standard output
+  std::string out = "out/fa4-analyze-report.md";  // "-": standard output, without the charts
   std::string published;  // default: data/published beside the models folder
+  ReferenceRunsOptions reference_runs;
 };
 
 std::string utc_now() {
@@ -47,13 +52,46 @@ std::string command_text(const std::string& command_line) {
   return fs::path(program).filename().string() + rest;
 }
 
+// Writes `text` to `path` ("-": standard output) whole or not at all; a file that already holds
+// it is left untouched.
+WriteOutcome write_file(const fs::path& path, const std::string& text) {
+  auto written =
+      write_output(path.string(), text, {.create_folders = true, .skip_if_unchanged = true});
+  if (!written) throw UserError(fmt::format("{}; choose another --out", written.error().message));
+  return *written;
+}
+
+// Writes the charts (scripts, data and, with gnuplot, SVGs) and the CSV files into `folder`, and
+// removes the charts and CSV files an earlier report left there that this one no longer has.
+void write_charts(const fs::path& folder, const report::ReportCharts& charts,
+                  const report::Gnuplot* gnuplot) {
+  std::set<std::string> written;
+  for (const report::Figure& figure : charts.figures()) {
+    if (auto s = report::write_figure(folder, figure, gnuplot); !s)
+      throw UserError(s.error().message);
+    for (const char* ext : {".gp", ".dat", ".svg"}) written.insert(figure.name + ext);
+  }
+  for (const auto& file : charts.attachments()) {
+    write_file(folder / file.file_name, file.content);
+    written.insert(file.file_name);
+  }
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string ext = entry.path().extension().string();
+    const bool ours = ext == ".gp" || ext == ".dat" || ext == ".svg" || ext == ".csv";
+    if (ours && !written.contains(entry.path().filename().string())) fs::remove(entry.path(), ec);
+  }
+}
+
 void run_report(const Context& ctx, const ReportOptions& o) {
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
   const auto db = open_store_for_reading(ctx);
   in.predictions = take(db.predictions_for_report());
-  in.measurements = take(db.measurements_for_report());
-  in.ceilings = take(db.latest_ceilings());
+  const auto measured = load_measured_sources(ctx, /*user_db=*/true, o.reference_runs.folder(ctx));
+  in.measurements = measured.measurements;
+  in.ceilings = measured.ceilings;
+  in.measured_origins = measured.origins;
   const fs::path published = published_dir(ctx, o);
   auto figures = report::load_published_tree(published);
   if (!figures)
@@ -66,29 +104,47 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   // The source tree's revision, as every recorded run states it.
   in.revision = source_revision();
   in.command = command_text(ctx.command_line);
-  const WriteOutcome outcome = take(write_output(
-      o.out, report::render_report(in), {.create_folders = true, .skip_if_unchanged = true}));
+  // The charts go into a folder beside the markdown named after it: reports/x.md, reports/x/.
+  const fs::path out(o.out);
+  in.chart_folder = out.stem().string();
+  const bool to_stdout = o.out == kStandardOutput;
+  const auto gnuplot = report::find_gnuplot();
+  if (to_stdout)
+    in.charts_skipped_because = "the report went to standard output; --out FILE writes them";
+  else if (!gnuplot)
+    in.charts_skipped_because = gnuplot.error().message;
+  const report::RenderedReport rendered = report::render_report(in);
+  if (!to_stdout)
+    write_charts(out.parent_path() / in.chart_folder, rendered.charts,
+                 gnuplot ? &*gnuplot : nullptr);
+  const WriteOutcome outcome = write_file(out, rendered.markdown);
   // The summary goes to standard error when the report itself goes to standard output.
-  fmt::print(o.out == kStandardOutput ? stderr : stdout,
-             "{} {}: {} GPU models, {} stored predictions, {} measurements, {} published figures "
-             "(from {})\n",
+  fmt::print(to_stdout ? stderr : stdout,
+             "{} {}: {} GPU models, {} stored predictions, {} measurements ({} databases), {} "
+             "published figures (from {}); {} charts in {}/ ({})\n",
              outcome == WriteOutcome::unchanged ? "unchanged" : "wrote", o.out, in.gpus.size(),
-             in.predictions.size(), in.measurements.size(), in.published.size(),
-             published.string());
+             in.predictions.size(), in.measurements.size(), in.measured_origins.size(),
+             in.published.size(), published.string(), rendered.charts.figures().size(),
+             (out.parent_path() / in.chart_folder).string(),
+             to_stdout || !gnuplot ? "not drawn: " + in.charts_skipped_because
+                                   : "drawn by " + gnuplot->version);
 }
 
 void setup(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* c = app.add_subcommand(
       "report",
-      "Write the markdown report: hardware, per-tile cycles, predicted TFLOP/s with "
-      "charts, measured TFLOP/s against the peers and the kernel ladder, asymmetric scaling, "
-      "the model against published figures, the model's factors");
+      "Write the markdown report and its charts: a summary, a roofline and a per-unit chart per "
+      "GPU, hardware, per-tile cycles, predicted TFLOP/s, measured TFLOP/s against the peers and "
+      "the kernel ladder (with the reference runs of data/runs), asymmetric scaling, the model "
+      "against published figures, the model's factors");
   c->add_option("--out", o->out,
-                "Markdown file to write, replaced whole or not at all (its folder is created; an "
-                "unchanged report is not rewritten); - for standard output");
+                "Markdown file to write, replaced whole or not at all and left untouched when "
+                "unchanged (its folder is created); the charts go into a folder beside it named "
+                "after it; - for standard output (without the charts)");
   c->add_option("--published", o->published,
                 "Folder of published figures (default: data/published beside --models)");
+  o->reference_runs.add_to(*c);
   c->callback([&ctx, o] { run_report(ctx, *o); });
 }
 

@@ -1,8 +1,8 @@
 #include "report/numbers.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace fa4::report {
 namespace {
@@ -25,5 +25,10 @@ std::string percent(double value) { return fmt::format("{:.1f}%", no_negative_ze
 std::string ratio(double value) { return fmt::format("{:.2f}x", value); }
 
 std::string compact(double value) { return fmt::format("{:.4g}", value); }
+
+std::string seqlen_label(std::int64_t seqlen_q, std::int64_t seqlen_k) {
+  return seqlen_q == seqlen_k ? fmt::format("{}", seqlen_q)
+                              : fmt::format("{}x{}", seqlen_q, seqlen_k);
+}
 
 }  // namespace fa4::report

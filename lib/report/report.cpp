@@ -15,29 +15,37 @@ struct SectionEntry {
   std::string_view title;     // the heading's words; empty for the header, whose heading is the
                               // report's title
   std::string_view contents;  // what the header's list of sections adds in parentheses, if any
-  std::string (*render)(const ReportInputs&);
+  std::string (*render)(const ReportInputs&, ReportCharts&);
 };
 
 // The report's sections in order: each one's number is its place here, from 1.
 constexpr SectionEntry kSections[] = {
-    {Section::header, "", "", [](const ReportInputs& in) { return header_section(in); }},
+    {Section::header, "", "",
+     [](const ReportInputs& in, ReportCharts&) { return header_section(in); }},
+    {Section::summary, "Summary", "",
+     [](const ReportInputs& in, ReportCharts&) { return summary_section(in); }},
+    {Section::roofline, "Rooflines and where the tile's time goes",
+     "a roofline and a per-unit chart per GPU", roofline_section},
     {Section::hardware, "Hardware at a glance", "",
-     [](const ReportInputs& in) { return hardware_section(in.gpus); }},
+     [](const ReportInputs& in, ReportCharts&) { return hardware_section(in.gpus); }},
     {Section::tiles, "Per-tile cycles",
      "FA4's Table 1 reproduced, one tile on every GPU, why each GPU is bound where it is",
-     [](const ReportInputs& in) { return tiles_section(in.gpus); }},
-    {Section::sweep, "Predicted TFLOP/s against sequence length", "",
-     [](const ReportInputs& in) { return sweep_section(in.gpus, in.predictions); }},
+     [](const ReportInputs& in, ReportCharts&) { return tiles_section(in.gpus); }},
+    {Section::sweep, "Predicted TFLOP/s against sequence length", "", sweep_section},
     {Section::measured, "Measured: our kernels against the peers", "",
-     [](const ReportInputs& in) {
-       return measured_section(in.measurements) + ladder_subsection(in.measurements, in.ceilings);
+     [](const ReportInputs& in, ReportCharts& charts) {
+       return measured_section(in, charts) + ladder_subsection(in.measurements, in.ceilings);
      }},
     {Section::scaling, "Asymmetric scaling: which FA4 technique pays where", "",
-     [](const ReportInputs& in) { return scaling_section(in.gpus, in.measurements); }},
+     [](const ReportInputs& in, ReportCharts&) {
+       return scaling_section(in.gpus, in.measurements);
+     }},
     {Section::published, "The model against published figures", "",
-     [](const ReportInputs& in) { return published_section(in.gpus, in.published); }},
+     [](const ReportInputs& in, ReportCharts&) {
+       return published_section(in.gpus, in.published);
+     }},
     {Section::factors, "The model's factors", "",
-     [](const ReportInputs& in) { return factors_section(in.gpus, in.published); }},
+     [](const ReportInputs& in, ReportCharts&) { return factors_section(in.gpus, in.published); }},
 };
 
 const SectionEntry& entry(Section section) {
@@ -48,7 +56,8 @@ const SectionEntry& entry(Section section) {
 
 }  // namespace
 
-int number(Section section) { return int(&entry(section) - kSections) + 1; }
+// The header (first in kSections) has no number: the summary is section 1.
+int number(Section section) { return int(&entry(section) - kSections); }
 
 std::string heading(Section section) {
   return fmt::format("## {}. {}\n\n", number(section), entry(section).title);
@@ -66,9 +75,22 @@ std::string section_list() {
   return out;
 }
 
-std::string render_report(const ReportInputs& in) {
+std::string anchor(Section section) {
+  // GitHub's heading anchors: lower case, punctuation other than '-' dropped, spaces to dashes.
   std::string out;
-  for (const SectionEntry& e : kSections) out += e.render(in);
+  for (char c : fmt::format("{}. {}", number(section), entry(section).title)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_')
+      out += char(std::tolower(u));
+    else if (c == ' ')
+      out += '-';
+  }
+  return out;
+}
+
+RenderedReport render_report(const ReportInputs& in) {
+  RenderedReport out{"", ReportCharts(in.chart_folder, in.charts_skipped_because)};
+  for (const SectionEntry& e : kSections) out.markdown += e.render(in, out.charts);
   return out;
 }
 

@@ -8,29 +8,42 @@
 
 #include "hw/spec.hpp"
 #include "report/published.hpp"
+#include "report/report_charts.hpp"
 #include "store/store.hpp"
 
 namespace fa4::report {
 
 struct ReportInputs {
   std::string title = "fa4-analyze report";
-  std::string generated_at;                   // UTC, ISO-8601
-  std::string revision;                       // of the source tree that produced the report
-  std::string command;                        // the command line that produced it
-  std::vector<hw::Spec> gpus;                 // in the order the tables show them
-  std::vector<store::ReportRow> predictions;  // Store::predictions_for_report()
+  std::string generated_at;                         // UTC, ISO-8601
+  std::string revision;                             // of the source tree that produced the report
+  std::string command;                              // the command line that produced it
+  std::vector<hw::Spec> gpus;                       // in the order the tables show them
+  std::vector<store::ReportRow> predictions;        // Store::predictions_for_report()
   std::vector<store::MeasurementRow> measurements;  // Store::measurements_for_report()
   std::vector<store::CeilingRow> ceilings;          // Store::latest_ceilings()
   std::vector<PublishedFigure> published;
+  // One line per results database the measurements come from (the user's and the reference runs
+  // in data/runs/): "`data/runs/2026-11-23-h200.db`: NVIDIA H200, 2026-11-23, revision ...".
+  std::vector<std::string> measured_origins;
+  std::string chart_folder = "charts";  // the charts' folder, relative to the markdown file
+  std::string charts_skipped_because;   // empty when gnuplot renders the charts; else why not
+};
+
+// The markdown, and the charts and CSV files it links, for the caller to write beside it.
+struct RenderedReport {
+  std::string markdown;
+  ReportCharts charts;
 };
 
 // The sections, in the order of the one list in report.cpp that numbers them: the header, the
-// hardware at a glance, per-tile cycles (FA4 Table 1 and backward reproduced, one tile across
-// every GPU, and why each GPU is bound where it is), predicted TFLOP/s against sequence length
-// with Mermaid charts, measured: our kernels against the peers (ratios, the model's prediction,
-// Mermaid charts, the kernel ladder), asymmetric scaling (which FA4 technique pays on which GPU,
-// predicted and measured), the model against published figures, the model's non-hardware
+// summary (the findings on one page), the rooflines and per-unit charts of every GPU, the hardware
+// at a glance, per-tile cycles (FA4 Table 1 and backward reproduced, one tile across every GPU, and
+// why each GPU is bound where it is), predicted TFLOP/s against sequence length (a chart per GPU,
+// every figure in CSV), measured: our kernels against the peers (a chart per device, the tables
+// with ratios folded, the kernel ladder), asymmetric scaling (which FA4 technique pays on which
+// GPU, predicted and measured), the model against published figures, the model's non-hardware
 // factors.
-std::string render_report(const ReportInputs& inputs);
+RenderedReport render_report(const ReportInputs& inputs);
 
 }  // namespace fa4::report

@@ -1,7 +1,7 @@
 // The header: the report's title, what it is, where it came from and how to make it again.
-#include <set>
-
 #include <fmt/format.h>
+
+#include <set>
 
 #include "report/sections.hpp"
 
@@ -50,7 +50,17 @@ std::string header_section(const ReportInputs& in) {
                    "- Stored measurements: {}, the latest for each device, kernel, source "
                    "and problem.\n",
                    in.measurements.size());
-  out += fmt::format("- Published and measured figures: {}.\n\n", in.published.size());
+  for (const std::string& origin : in.measured_origins) out += fmt::format("  - from {}\n", origin);
+  out += fmt::format("- Published and measured figures: {}.\n", in.published.size());
+  out += in.charts_skipped_because.empty()
+             ? fmt::format(
+                   "- Charts: SVG drawn by gnuplot in `{}/`, each with its script and "
+                   "data beside it.\n\n",
+                   in.chart_folder)
+             : fmt::format(
+                   "- Charts: none drawn ({}); their scripts and data are in `{}/`, and "
+                   "each chart's place below says so.\n\n",
+                   in.charts_skipped_because, in.chart_folder);
   out += "Sections: " + section_list() +
          ". Cycles are per tile on one SM; TFLOP/s follow the FLOP convention of "
          "`lib/core/shape.hpp` (4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";

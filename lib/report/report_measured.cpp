@@ -1,7 +1,8 @@
 // The measured section: our kernels measured against the peers, from the store's latest
 // measurements. Per device, per pass, per (dtype, head dims, heads_q/heads_kv, causal): a table of
 // TFLOP/s with a column per kernel, then for each of our kernels its ratio to the row's best peer,
-// to cuDNN and to the model's prediction; and a Mermaid chart of TFLOP/s against seqlen.
+// to cuDNN and to the model's prediction (folded); and a chart per device of TFLOP/s against
+// seqlen.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 #include <string_view>
 
 #include "core/stats.hpp"
-#include "report/charts.hpp"
+#include "report/chart.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
 #include "report/rungs.hpp"
@@ -25,8 +26,7 @@ using store::MeasurementRow;
 
 constexpr std::string_view kCudnn = "sdpa_cudnn";
 constexpr std::array<std::string_view, 5> kPeerOrder = {"sdpa_cudnn", "sdpa_flash",
-                                                        "sdpa_efficient", "triton_fa",
-                                                        "sdpa_math"};
+                                                        "sdpa_efficient", "triton_fa", "sdpa_math"};
 
 // A column: one kernel of one source. Ours come first (the ladder, then any other by name), then
 // the peers (the order above, then any other by name).
@@ -71,9 +71,7 @@ using Device = std::map<GroupKey, Group>;
 
 GroupKey group_key(const MeasurementRow& m) {
   const AttnShape& s = m.shape;
-  return {m.pass,   s.dtype,
-          s.headdim, s.headdim_v,
-          s.heads_kv > 0 ? s.heads_q / s.heads_kv : 0,
+  return {m.pass,  s.dtype, s.headdim, s.headdim_v, s.heads_kv > 0 ? s.heads_q / s.heads_kv : 0,
           s.causal};
 }
 
@@ -86,8 +84,9 @@ std::string group_title(const std::string& device, const GroupKey& k) {
   const std::string dims = k.headdim == k.headdim_v
                                ? fmt::format("hd{}", k.headdim)
                                : fmt::format("hd{}/{}", k.headdim, k.headdim_v);
-  const std::string heads = k.heads_ratio == 1 ? "heads_q = heads_kv"
-                                               : fmt::format("heads_q = {}·heads_kv", k.heads_ratio);
+  const std::string heads = k.heads_ratio == 1
+                                ? "heads_q = heads_kv"
+                                : fmt::format("heads_q = {}·heads_kv", k.heads_ratio);
   return fmt::format("{} {} {} {} ({}, {})", device, to_string(k.pass), dims,
                      k.causal ? "causal" : "non-causal", to_string(k.dtype), heads);
 }
@@ -174,8 +173,8 @@ class Footnotes {
 
   // "[1]": the number of the note `text`, added where it is new.
   std::string reference(const std::string& text, const std::string& kernel, const RowKey& row) {
-    auto note = std::find_if(notes_.begin(), notes_.end(),
-                             [&](const Note& n) { return n.text == text; });
+    auto note =
+        std::find_if(notes_.begin(), notes_.end(), [&](const Note& n) { return n.text == text; });
     if (note == notes_.end()) note = notes_.insert(notes_.end(), Note{text, {}});
     auto& where = note->where;
     auto at = std::find_if(where.begin(), where.end(), [&](auto& w) { return w.first == kernel; });
@@ -248,8 +247,8 @@ std::string group_table(const Group& g) {
       const double predicted = it == cells.end() ? 0 : it->second->predicted_tflops;
       if (predicted > 0) model_gpus.insert(it->second->predicted_gpu);
       if (any_peer)
-        line.push_back(ours && best ? fmt::format("{} ({})", ratio(*ours / best->tflops), best->name)
-                                    : "—");
+        line.push_back(
+            ours && best ? fmt::format("{} ({})", ratio(*ours / best->tflops), best->name) : "—");
       if (cudnn) line.push_back(ours && cudnn_t ? ratio(*ours / *cudnn_t) : "—");
       line.push_back(predicted > 0 ? integer(predicted) : "—");
       line.push_back(ours && predicted > 0 ? ratio(*ours / predicted) : "—");
@@ -262,35 +261,70 @@ std::string group_table(const Group& g) {
     for (const auto& gpu : model_gpus)
       gpus += fmt::format("{}`{}`", gpus.empty() ? "" : ", ", gpu.empty() ? "unknown" : gpu);
     out += gpus.empty() ? "None of our measurements here is linked to a model prediction.\n\n"
-                        : fmt::format("Model: the prediction linked to each of our measurements, "
-                                      "on hardware model {}.\n\n",
-                                      gpus);
+                        : fmt::format(
+                              "Model: the prediction linked to each of our measurements, "
+                              "on hardware model {}.\n\n",
+                              gpus);
   }
   return out;
 }
 
-// A line per kernel with an ok measurement at every seqlen, and the sentence that says their
-// order; nothing for a group of one row.
-std::string group_chart(const std::string& device, const GroupKey& key, const Group& g) {
-  if (g.rows.size() < 2) return "";
-  std::set<std::pair<std::int64_t, std::int64_t>> heads;
-  for (const auto& [row, cells] : g.rows) heads.insert({row.heads_q, row.heads_kv});
-  std::vector<std::pair<std::string, std::string>> labels;
+// A panel of one group: a line per kernel through its ok measurements at the group's most common
+// batch and heads, seqlen on the x axis; nothing for a group of one row.
+std::optional<Panel> group_panel(const GroupKey& key, const Group& g) {
+  if (g.rows.size() < 2) return std::nullopt;
+  std::map<std::pair<std::int64_t, std::int64_t>, int> tokens_and_heads;
   for (const auto& [row, cells] : g.rows)
-    labels.emplace_back(seqlen_label(row.seqlen_q, row.seqlen_k),
-                        heads.size() > 1 ? fmt::format("b{} h{}", row.batch, heads_text(row))
-                                         : fmt::format("b{}", row.batch));
-  LineChart chart{fmt::format("{}: measured TFLOP/s", group_title(device, key)),
-                  "seqlen",
-                  distinct_labels(labels),
-                  "TFLOP/s",
-                  {}};
-  std::vector<SparseSeries> series;
+    ++tokens_and_heads[{row.batch * row.seqlen_q, row.heads_q}];
+  const auto common =
+      std::max_element(tokens_and_heads.begin(), tokens_and_heads.end(), [](auto& a, auto& b) {
+        return a.second < b.second;
+      })->first;
+  Panel panel;
+  panel.title = fmt::format("{} hd{} {}", to_string(key.pass), key.headdim,
+                            key.causal ? "causal" : "non-causal");
+  panel.x = {.title = "seqlen (tokens)", .log = true, .log_base = 2};
+  panel.y = {.title = "measured TFLOP/s", .min = 0.0};
+  panel.legend = Legend::outside_right;  // beside the panel, clear of the lines
   for (const Kernel& k : g.kernels) {
-    SparseSeries& line = series.emplace_back(SparseSeries{label(g.kernels, k), {}});
-    for (const auto& [row, cells] : g.rows) line.values.push_back(ok_tflops(cells, k));
+    Series line{label(g.kernels, k), k.peer ? SeriesStyle::dashed_line : SeriesStyle::line, "", {}};
+    for (const auto& [row, cells] : g.rows)
+      if (const auto t = ok_tflops(cells, k);
+          t && std::pair{row.batch * row.seqlen_q, row.heads_q} == common)
+        line.points.push_back({double(row.seqlen_k), *t, ""});
+    if (line.points.size() > 1) panel.series.push_back(std::move(line));
   }
-  return chart_of_complete_lines(std::move(chart), series, "an ok measurement");
+  if (panel.series.empty()) return std::nullopt;
+  return panel;
+}
+
+// "NVIDIA H200, run 2, 2026-11-23, rev 684356b-dirty; ...": the runs behind a device's figures.
+std::string device_runs(const Device& device) {
+  std::set<std::string> runs;
+  for (const auto& [key, g] : device)
+    for (const auto& [row, cells] : g.rows)
+      for (const auto& [k, m] : cells)
+        runs.insert(fmt::format("run {} ({}, {}, rev {})", m->run_id, m->source,
+                                m->started_at.substr(0, 10), m->revision));
+  std::string out;
+  for (const auto& r : runs) out += (out.empty() ? "" : "; ") + r;
+  return out;
+}
+
+Figure device_figure(const std::string& device_name, const Device& device) {
+  Figure figure;
+  figure.name = "measured-" + file_stem(device_name);
+  figure.title = fmt::format("Measured TFLOP/s on {} (solid: ours, dashed: peers)", device_name);
+  for (const auto& [key, group] : device)
+    if (auto panel = group_panel(key, group)) figure.panels.push_back(std::move(*panel));
+  figure.columns = 3;
+  figure.panel_width = 600;
+  figure.panel_height = 380;
+  figure.caption = fmt::format(
+      "Figures: median times of {} on {}; each line at its group's most "
+      "common batch and heads.",
+      device_runs(device), device_name);
+  return figure;
 }
 
 std::string shape_text(const MeasurementRow& m) {
@@ -330,19 +364,19 @@ std::string device_summary(const Device& device) {
     }
     const auto [worst, best] = std::minmax_element(
         list.begin(), list.end(), [](const Ratio& a, const Ratio& b) { return a.value < b.value; });
-    out += list.size() == 1
-               ? fmt::format("{} {} ({}), its one shape", k.name, ratio(worst->value),
-                             shape_text(*worst->ours))
-               : fmt::format("{} worst {} ({}), best {} ({}), over {} shapes", k.name,
-                             ratio(worst->value), shape_text(*worst->ours), ratio(best->value),
-                             shape_text(*best->ours), list.size());
+    out += list.size() == 1 ? fmt::format("{} {} ({}), its one shape", k.name, ratio(worst->value),
+                                          shape_text(*worst->ours))
+                            : fmt::format("{} worst {} ({}), best {} ({}), over {} shapes", k.name,
+                                          ratio(worst->value), shape_text(*worst->ours),
+                                          ratio(best->value), shape_text(*best->ours), list.size());
   }
   return out + ".\n\n";
 }
 
 }  // namespace
 
-std::string measured_section(const std::vector<store::MeasurementRow>& rows) {
+std::string measured_section(const ReportInputs& in, ReportCharts& charts) {
+  const std::vector<store::MeasurementRow>& rows = in.measurements;
   std::string out = heading(Section::measured);
   if (rows.empty())
     return out +
@@ -367,9 +401,15 @@ std::string measured_section(const std::vector<store::MeasurementRow>& rows) {
   for (const auto& [device_name, device] : devices) {
     const std::string name = device_name.empty() ? "unknown device" : device_name;
     out += fmt::format("### {}\n\n", name) + device_summary(device);
+    Figure figure = device_figure(name, device);
+    if (!figure.panels.empty()) out += charts.embed(std::move(figure));
+    std::string tables;
     for (const auto& [key, group] : device)
-      out += fmt::format("#### {}\n\n", group_title(name, key)) + group_table(group) +
-             group_chart(name, key, group);
+      tables += fmt::format("#### {}\n\n", group_title(name, key)) + group_table(group);
+    out += fmt::format(
+        "<details><summary>Measured TFLOP/s on {} ({} {}), with ratios to the peers and the "
+        "model</summary>\n\n{}</details>\n\n",
+        name, device.size(), device.size() == 1 ? "table" : "tables", tables);
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "hw/loader.hpp"
+#include "report/findings.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
 #include "report/sections.hpp"
@@ -220,22 +221,42 @@ std::string published_section(const std::vector<hw::Spec>& gpus,
       context.push_back(c.figure);
   }
   if (!compared.empty()) {
-    out += compared_table(compared);
     out += "Summary by role:\n\n";
     for (const char* role : {"", "target", "fitted"}) out += error_summary(compared, role);
     out += error_summary(compared, std::nullopt);
     const auto refused = std::count_if(compared.begin(), compared.end(),
                                        [](const Compared& c) { return !c.predicted_tflops; });
     if (refused) out += fmt::format("- the model refuses {} figure(s); see their rows.\n", refused);
-    out += "\n";
+    out += fmt::format(
+        "\n<details><summary>The {} figures, one row each</summary>\n\n{}</details>\n\n",
+        compared.size(), compared_table(compared));
   }
   if (!record.empty()) out += record_section(record);
   if (!context.empty())
-    out +=
-        "### Context: figures the model does not cover\n\nPeers and ablations, in TFLOP/s, "
-        "for comparison only (no error is computed).\n\n" +
-        context_tables(context);
+    out += fmt::format(
+        "### Context: figures the model does not cover\n\n<details><summary>Peers and "
+        "ablations, {} figures in TFLOP/s, for comparison only (no error is "
+        "computed)</summary>\n\n{}</details>\n\n",
+        context.size(), context_tables(context));
   return out;
+}
+
+std::optional<HeldOutError> held_out_error(const std::vector<hw::Spec>& gpus,
+                                           const std::vector<PublishedFigure>& figures) {
+  std::vector<Compared> held_out;
+  for (Compared& c : compare_with_model(gpus, figures))
+    if (c.predicted_tflops && (c.figure->role.empty() || c.figure->role == "held_out"))
+      held_out.push_back(std::move(c));
+  if (held_out.empty()) return std::nullopt;
+  std::vector<double> errors;
+  for (const Compared& c : held_out) errors.push_back(std::abs(c.error_percent()));
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  const auto worst = std::max_element(held_out.begin(), held_out.end(), [](auto& a, auto& b) {
+    return std::abs(a.error_percent()) < std::abs(b.error_percent());
+  });
+  return HeldOutError{int(n), n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2,
+                      worst->error_percent(), figure_text(*worst->figure)};
 }
 
 }  // namespace fa4::report

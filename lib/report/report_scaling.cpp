@@ -8,6 +8,7 @@
 #include "hw/loader.hpp"
 #include "model/algorithm_traits.hpp"
 #include "model/whatif.hpp"
+#include "report/findings.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
 #include "report/sections.hpp"
@@ -46,41 +47,52 @@ std::optional<double> measured_gain(const std::vector<hw::Spec>& gpus, const hw:
 
 std::vector<Cell> scaling_row(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
                               const std::vector<store::MeasurementRow>& rows, int d) {
-  const AttnShape shape = workload(d);
-  model::Options fa4;
-  fa4.algorithm = model::Algorithm::fa4;
-  const std::string head = fmt::format("{}", d);
-  const auto unavailable = [&](std::string why) {
-    return std::vector<Cell>{gpu.id, head, "—", "—", "—", "—", "—", "—", "—", "—", why};
-  };
-  if (auto why = model::unsupported_reason(gpu, fa4.algorithm))
-    return unavailable("no FA4 path: " + *why);
-  fa4.exp_emulation = 0;
-  const auto plain = model::predict(gpu, shape, fa4);
-  const auto best = model::best_exp_emulation(gpu, shape, fa4);
-  model::Options every_tile_rescaled = fa4;
-  every_tile_rescaled.exp_emulation = best ? std::optional(best->share) : std::nullopt;
-  every_tile_rescaled.conditional_rescale = false;
-  const auto always_rescale = model::predict(gpu, shape, every_tile_rescaled);
-  if (!plain) return unavailable(plain.error().message);
-  if (!best) return unavailable(best.error().message);
-  if (!always_rescale) return unavailable(always_rescale.error().message);
-  const model::TileCycles& c = plain->tile_cycles;
-  const auto gain = measured_gain(gpus, gpu, rows, shape);
+  const auto g = technique_gains(gpus, gpu, rows, d);
+  if (!g)
+    return {gpu.id, fmt::format("{}", d), "—", "—", "—", "—", "—", "—", "—",
+            "—",    g.error().message};
+  const model::TileCycles& c = g->plain.tile_cycles;
   return {gpu.id,
-          head,
-          fmt::format("{}x{}", plain->tile.m, plain->tile.n),
+          fmt::format("{}", d),
+          fmt::format("{}x{}", g->plain.tile.m, g->plain.tile.n),
           integer(c.mma),
           integer(c.exp_mufu),
           integer(c.fma),
           integer(c.smem),
-          percent(100 * best->share),
-          signed_percent(100 * (plain->time_s / best->prediction.time_s - 1)),
-          signed_percent(100 * (always_rescale->time_s / best->prediction.time_s - 1)),
-          gain ? signed_percent(100 * (*gain - 1)) : "not measured"};
+          percent(100 * g->best_share),
+          signed_percent(g->emulation_gain_percent),
+          signed_percent(g->rescale_gain_percent),
+          g->measured_fa4_over_fa3 ? signed_percent(100 * (*g->measured_fa4_over_fa3 - 1))
+                                   : "not measured"};
 }
 
 }  // namespace
+
+Result<TechniqueGains> technique_gains(const std::vector<hw::Spec>& gpus, const hw::Spec& gpu,
+                                       const std::vector<store::MeasurementRow>& rows,
+                                       int headdim) {
+  const AttnShape shape = workload(headdim);
+  model::Options fa4;
+  fa4.algorithm = model::Algorithm::fa4;
+  if (auto why = model::unsupported_reason(gpu, fa4.algorithm))
+    return Error{"no FA4 path: " + *why};
+  fa4.exp_emulation = 0;
+  const auto plain = model::predict(gpu, shape, fa4);
+  if (!plain) return plain.error();
+  const auto best = model::best_exp_emulation(gpu, shape, fa4);
+  if (!best) return best.error();
+  model::Options every_tile_rescaled = fa4;
+  every_tile_rescaled.exp_emulation = best->share;
+  every_tile_rescaled.conditional_rescale = false;
+  const auto always_rescale = model::predict(gpu, shape, every_tile_rescaled);
+  if (!always_rescale) return always_rescale.error();
+  return TechniqueGains{best->share,
+                        100 * (plain->time_s / best->prediction.time_s - 1),
+                        100 * (always_rescale->time_s / best->prediction.time_s - 1),
+                        measured_gain(gpus, gpu, rows, shape),
+                        describe(shape),
+                        *plain};
+}
 
 std::string scaling_section(const std::vector<hw::Spec>& gpus,
                             const std::vector<store::MeasurementRow>& rows) {

@@ -14,7 +14,18 @@
 namespace fa4::report {
 
 // The report's sections; their order, titles and numbers come from the one list in report.cpp.
-enum class Section { header, hardware, tiles, sweep, measured, scaling, published, factors };
+enum class Section {
+  header,
+  summary,
+  roofline,
+  hardware,
+  tiles,
+  sweep,
+  measured,
+  scaling,
+  published,
+  factors
+};
 
 // The section's place in the report, from 1 (the header).
 int number(Section section);
@@ -23,8 +34,15 @@ std::string heading(Section section);
 // "2. hardware at a glance; 3. per-tile cycles (FA4's Table 1 reproduced, ...); ...": the
 // sections after the header, as the header lists them.
 std::string section_list();
+// "3-rooflines-and-where-the-tiles-time-goes": the heading's anchor on GitHub, for links.
+std::string anchor(Section section);
 
 std::string header_section(const ReportInputs& inputs);
+// The findings on one page, each with its number and a link to its section (findings.hpp).
+std::string summary_section(const ReportInputs& inputs);
+// Per GPU model: its roofline at hd128 (roofline.hpp) and the speed of light per unit
+// (unit_breakdown.hpp).
+std::string roofline_section(const ReportInputs& inputs, ReportCharts& charts);
 std::string hardware_section(const std::vector<hw::Spec>& gpus);
 // The tiles section joins the three below: FA4's Table 1 and backward figures against the model on
 // B200, one tile on every GPU, and the unit-by-unit explanation ("### " headings).
@@ -32,11 +50,11 @@ std::string tiles_section(const std::vector<hw::Spec>& gpus);
 std::string table1_subsection(const std::vector<hw::Spec>& gpus);
 std::string tile_across_gpus_subsection(const std::vector<hw::Spec>& gpus);
 std::string why_subsection(const std::vector<hw::Spec>& gpus);
-std::string sweep_section(const std::vector<hw::Spec>& gpus,
-                          const std::vector<store::ReportRow>& rows);
+// Per GPU a chart of the stored predictions against seqlen, and every prediction in a CSV beside.
+std::string sweep_section(const ReportInputs& inputs, ReportCharts& charts);
 // The measured section: our kernels' measurements against the peers'
-// (Store::measurements_for_report()).
-std::string measured_section(const std::vector<store::MeasurementRow>& rows);
+// (Store::measurements_for_report()): a chart per device, the tables folded.
+std::string measured_section(const ReportInputs& inputs, ReportCharts& charts);
 // The end of the measured section: our ladder's rungs, their speedups, the best one's share of the
 // device's measured GEMM ceiling, and the ablations; "" when no device has two rungs measured.
 std::string ladder_subsection(const std::vector<store::MeasurementRow>& rows,

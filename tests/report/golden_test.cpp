@@ -1,14 +1,20 @@
-// The whole report from fixed inputs against tests/report/data/golden-report.md.
+// The whole report from fixed inputs against tests/report/data/golden-report.md, and its charts'
+// scripts and data and its CSV files against tests/report/data/golden-report/.
 // After an intended change (to the report, the model, models/ or data/published), rewrite the
 // golden file with FA4_UPDATE_GOLDEN=1 ./report_tests and review its diff before committing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
+#include "report/chart.hpp"
+#include "report/chart_render.hpp"
 #include "report_inputs.hpp"
+#include "svg_text.hpp"
 
 namespace fa4::report {
 namespace {
@@ -35,18 +41,70 @@ std::string first_difference(const std::string& report, const std::string& golde
   }
 }
 
-TEST(GoldenReport, MatchesTheGoldenFile) {
-  const std::string report = render_report(testing::golden_inputs());
+bool updating() {
   const char* update = std::getenv("FA4_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(kGolden, std::ios::binary) << report;
-    GTEST_SKIP() << "rewrote " << kGolden;
+  return update && std::string(update) == "1";
+}
+
+// `text` against the golden file `path`, or the file rewritten under FA4_UPDATE_GOLDEN=1.
+void expect_golden(const std::string& text, const std::filesystem::path& path) {
+  if (updating()) {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    return;
   }
-  const std::string golden = read_file(kGolden);
-  ASSERT_FALSE(golden.empty()) << kGolden << " is missing: run with FA4_UPDATE_GOLDEN=1";
-  EXPECT_EQ(first_difference(report, golden), "")
-      << "the report differs from " << kGolden
+  const std::string golden = read_file(path.string());
+  ASSERT_FALSE(golden.empty()) << path << " is missing: run with FA4_UPDATE_GOLDEN=1";
+  EXPECT_EQ(first_difference(text, golden), "")
+      << "differs from " << path
       << "; if the change is intended, rerun with FA4_UPDATE_GOLDEN=1 and review the diff";
+}
+
+TEST(GoldenReport, MatchesTheGoldenFile) {
+  expect_golden(render_report(testing::golden_inputs()).markdown, kGolden);
+}
+
+// Every chart's gnuplot script and data, and every CSV file, against golden-report/.
+TEST(GoldenReport, ChartsAndCsvMatchTheGoldenFiles) {
+  const RenderedReport report = render_report(testing::golden_inputs());
+  const std::filesystem::path folder = FA4_TEST_DATA_DIR "/golden-report";
+  if (updating()) std::filesystem::remove_all(folder);
+  std::size_t files = 0;
+  for (const Figure& figure : report.charts.figures()) {
+    const FigureFiles f = gnuplot_files(figure);
+    expect_golden(f.script, folder / (figure.name + ".gp"));
+    expect_golden(f.data, folder / (figure.name + ".dat"));
+    files += 2;
+  }
+  for (const auto& csv : report.charts.attachments()) {
+    expect_golden(csv.content, folder / csv.file_name);
+    ++files;
+  }
+  std::size_t golden_files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(folder))
+    ++golden_files;
+  EXPECT_EQ(files, golden_files) << "a golden file in " << folder << " has no chart or CSV now";
+}
+
+// gnuplot draws every chart of the report (a script it refuses fails here): each SVG is
+// well-formed XML and names every series of its legends.
+TEST(GoldenReport, EveryChartRendersToSvgNamingItsSeries) {
+  const auto gnuplot = find_gnuplot();
+  if (!gnuplot) GTEST_SKIP() << "skipped: " << gnuplot.error().message;
+  const RenderedReport report = render_report(testing::golden_inputs());
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / "fa4-golden-report-charts";
+  std::filesystem::remove_all(folder);
+  for (const Figure& figure : report.charts.figures()) {
+    const Status drawn = write_figure(folder, figure, &*gnuplot);
+    ASSERT_TRUE(drawn) << drawn.error().message;
+    const auto texts = testing::svg_texts((folder / (figure.name + ".svg")).string());
+    ASSERT_TRUE(texts) << texts.error().message;
+    for (const std::string& name : legend_names(figure))
+      EXPECT_NE(std::find(texts->begin(), texts->end(), name), texts->end())
+          << figure.name << ".svg lacks " << name;
+  }
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace

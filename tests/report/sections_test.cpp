@@ -23,7 +23,21 @@ std::size_t count(const std::string& text, const std::string& part) {
 
 class Sections : public ::testing::Test {
  protected:
+  std::string sweep(std::vector<store::ReportRow> rows) {
+    ReportInputs in;
+    in.gpus = gpus;
+    in.predictions = std::move(rows);
+    return sweep_section(in, charts);
+  }
+  std::string measured(std::vector<store::MeasurementRow> rows) {
+    ReportInputs in;
+    in.gpus = gpus;
+    in.measurements = std::move(rows);
+    return measured_section(in, charts);
+  }
+
   const std::vector<hw::Spec> gpus = testing::real_specs();
+  ReportCharts charts{"c", ""};
 };
 
 TEST_F(Sections, Table1ReproducesFa4ForwardAndBackwardFigures) {
@@ -69,33 +83,41 @@ TEST_F(Sections, HardwareShowsEachGpuAndItsScalingAgainstH100) {
   EXPECT_TRUE(contains(s, "| b200 | 2.27x | 2.00x | 1.00x | 1.00x | 1.00x | 2.39x |")) << s;
 }
 
-TEST_F(Sections, SweepTablesHaveKernelColumnsAndChartsForNonCausalForward) {
-  const std::string s = sweep_section(gpus, testing::sample_rows());
-  EXPECT_TRUE(contains(s, "#### b200 fwd hd128 non-causal (16 heads, bf16)")) << s;
-  EXPECT_TRUE(contains(s, "| seqlen | batch | fa2 | fa4 |")) << s;
-  EXPECT_TRUE(contains(s, "| 1024 | 32 | 610 | 1251 |")) << s;
-  EXPECT_TRUE(contains(s, "| 8192 | 4 | — | 1580 |")) << s;
-  // Charts: b200 and h100-sxm non-causal forward; b200's leaves out fa2 (no 8192 row).
-  EXPECT_EQ(count(s, "```mermaid"), 2u) << s;
-  EXPECT_TRUE(contains(s, "its lines are, in drawing order, fa2, fa3.")) << s;
-  EXPECT_TRUE(contains(s, "Left out for want of a prediction at every seqlen: fa2.")) << s;
+TEST_F(Sections, SweepChartsAGpuPerPassAndHeadDimAndKeepsEveryFigureInCsv) {
+  const std::string s = sweep(testing::sample_rows());
+  EXPECT_TRUE(contains(s, "### b200")) << s;
+  EXPECT_TRUE(contains(s, "![Predicted TFLOP/s against sequence length on b200")) << s;
+  EXPECT_TRUE(contains(s, "[predicted-b200.csv](c/predicted-b200.csv)")) << s;
+  ASSERT_EQ(charts.figures().size(), 2u);  // h100-sxm and b200, in the hardware list's order
+  const Figure& b200 = charts.figures()[1];
+  EXPECT_EQ(b200.name, "predicted-b200");
+  ASSERT_EQ(b200.panels.size(), 2u);  // fwd hd128, bwd hd128
+  // fa2 has one seqlen on b200 (no line); fa4 non-causal a line; causal and bwd one point each.
+  EXPECT_EQ(legend_names(b200), (std::vector<std::string>{"fa4"}));
+  const auto& csv = charts.attachments()[1];
+  EXPECT_EQ(csv.file_name, "predicted-b200.csv");
+  EXPECT_TRUE(contains(csv.content, "b200,fa2,fwd,32,16,16,1024,1024,128,128,0,bf16,610.4,"))
+      << csv.content;
+  EXPECT_TRUE(contains(csv.content, "b200,fa4,fwd,4,16,16,8192,8192,128,128,1,bf16,1390.0,"))
+      << csv.content;
 }
 
-TEST_F(Sections, SweepChartTellsApartRowsThatShareASeqlen) {
+TEST_F(Sections, SweepChartLinesKeepToOneTokenCount) {
   auto rows = testing::sample_rows();
-  rows.resize(2);  // h100-sxm fa2 fwd hd128 at 1024 and 8192
-  rows[1].shape.seqlen_q = rows[1].shape.seqlen_k = 1024;
-  rows[1].shape.batch = 16;
+  rows.resize(2);  // h100-sxm fa2 fwd hd128 at 1024 (batch 32) and 8192 (batch 4)
   rows.push_back(rows[0]);
-  rows[2].shape.seqlen_q = 1;
-  rows[2].shape.seqlen_k = 8192;
-  const std::string s = sweep_section(gpus, rows);
-  EXPECT_TRUE(contains(s, "| 1x8192 | 32 | 301 |")) << s;
-  EXPECT_TRUE(contains(s, "x-axis \"seqlen\" [\"1x8192\", \"1024 b16\", \"1024 b32\"]")) << s;
+  rows[2].shape.batch = 16;  // a second sweep at 1024 with half the tokens
+  rows[2].tflops = 290;
+  sweep(rows);
+  ASSERT_EQ(charts.figures().size(), 1u);
+  const auto& points = charts.figures()[0].panels.at(0).series.at(0).points;
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].y, 301);
+  EXPECT_EQ(points[1].y, 352);
 }
 
 TEST_F(Sections, SweepSaysHowToFillAnEmptyStore) {
-  EXPECT_TRUE(contains(sweep_section(gpus, {}), "No predictions are stored"));
+  EXPECT_TRUE(contains(sweep({}), "No predictions are stored"));
 }
 
 TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
@@ -105,7 +127,7 @@ TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
   auto fa2_1024 = measurement(dev, "fa2", "ours", 1024, 300);
   fa2_1024.predicted_tflops = 400;
   fa2_1024.predicted_gpu = "h200";
-  const std::string s = measured_section({
+  const std::string s = measured({
       fa2_1024,
       measurement(dev, "fa2", "ours", 8192, 360),
       measurement(dev, "sdpa_flash", "peer:torch-flash", 1024, 500),
@@ -134,14 +156,17 @@ TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
       << s;
   EXPECT_FALSE(contains(s, "[2]")) << s;
   EXPECT_TRUE(contains(s, "on hardware model `h200`.")) << s;
-  // The chart: triton_fa has no ok measurement, so three lines.
-  EXPECT_TRUE(contains(s, "line [300, 360]\n    line [400, 480]\n    line [500, 450]\n")) << s;
-  EXPECT_TRUE(contains(s, "its lines are, in drawing order, fa2, sdpa_cudnn, sdpa_flash. Left out "
-                          "for want of an ok measurement at every seqlen: triton_fa."))
-      << s;
+  // The chart: triton_fa has no ok measurement, so three lines; the tables are folded.
+  ASSERT_EQ(charts.figures().size(), 1u);
+  EXPECT_EQ(charts.figures()[0].name, "measured-nvidia-h200");
+  EXPECT_EQ(legend_names(charts.figures()[0]),
+            (std::vector<std::string>{"fa2", "sdpa_cudnn", "sdpa_flash"}));
+  EXPECT_TRUE(contains(s, "![Measured TFLOP/s on NVIDIA H200")) << s;
+  EXPECT_TRUE(contains(s, "<details><summary>Measured TFLOP/s on NVIDIA H200 (1 table)")) << s;
   // The device's summary: worst and best ratio to cuDNN (both 0.75x here).
-  EXPECT_TRUE(contains(s, "fa2 worst 0.75x (fwd b32 h16 s1024 d128 bf16), best 0.75x (fwd b4 h16 "
-                          "s8192 d128 bf16), over 2 shapes."))
+  EXPECT_TRUE(contains(s,
+                       "fa2 worst 0.75x (fwd b32 h16 s1024 d128 bf16), best 0.75x (fwd b4 h16 "
+                       "s8192 d128 bf16), over 2 shapes."))
       << s;
 }
 
@@ -153,11 +178,12 @@ TEST_F(Sections, MeasuredFootnotesAnOkMeasurementWhoseSamplesDrifted) {
   auto throttled = measurement(dev, "fa3", "ours", 8192, 637);
   throttled.samples_s = std::vector<double>(20, 3.45);  // the clock stepped down after 5 samples
   std::fill(throttled.samples_s.begin(), throttled.samples_s.begin() + 5, 3.05);
-  const std::string s = measured_section({steady, throttled});
+  const std::string s = measured({steady, throttled});
   EXPECT_TRUE(contains(s, "| 1024 | 32 | 16 | 600 |")) << s;
   EXPECT_TRUE(contains(s, "| 8192 | 4 | 16 | 637 [1] |")) << s;
-  EXPECT_TRUE(contains(s, "- [1] ok, but the samples drifted by more than 5% from the first quarter "
-                          "to the last"))
+  EXPECT_TRUE(contains(s,
+                       "- [1] ok, but the samples drifted by more than 5% from the first quarter "
+                       "to the last"))
       << s;
   EXPECT_TRUE(contains(s, "(fa3 at s8192 b4 h16).")) << s;
   EXPECT_FALSE(contains(s, "[2]")) << s;
@@ -190,10 +216,12 @@ TEST_F(Sections, LadderNeedsTwoRungs) {
 }
 
 TEST_F(Sections, MeasuredSaysHowToMeasureWhenNothingIs) {
-  const std::string s = measured_section({});
+  const std::string s = measured({});
   EXPECT_TRUE(contains(s, "Nothing is measured yet")) << s;
-  EXPECT_TRUE(contains(s, "fa4-analyze bench --kernel fa2 --sweep data/sweeps/ladder-h128.json "
-                          "--peers")) << s;
+  EXPECT_TRUE(contains(s,
+                       "fa4-analyze bench --kernel fa2 --sweep data/sweeps/ladder-h128.json "
+                       "--peers"))
+      << s;
   EXPECT_TRUE(contains(s, "fa4-analyze import FILE")) << s;
   const std::string body = s.substr(s.find("\n\n") + 2);  // the heading "## 5. ..." aside
   EXPECT_EQ(count(body, ". "), 0u) << "one sentence: " << body;

@@ -1,0 +1,114 @@
+#include "measured_sources.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "open_store.hpp"
+#include "report/measured_runs.hpp"
+#include "user_error.hpp"
+
+namespace fa4::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "NVIDIA H200, 2026-11-23, revision 684356b-dirty, runs 1-3, 144 measurements"
+std::string describe_runs(const std::vector<store::RunRow>& runs) {
+  std::set<std::string> devices, dates, revisions;
+  std::int64_t measurements = 0;
+  for (const store::RunRow& r : runs) {
+    if (!r.device.empty()) devices.insert(r.device);
+    dates.insert(r.started_at.substr(0, 10));
+    if (!r.revision.empty() && r.revision != "unknown") revisions.insert(r.revision);
+    measurements += r.measurements;
+  }
+  const auto join = [](const std::set<std::string>& items) {
+    std::string out;
+    for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+    return out.empty() ? std::string("unknown") : out;
+  };
+  const std::string ids = runs.empty() ? "none"
+                          : runs.size() == 1
+                              ? fmt::format("run {}", runs.front().id)
+                              : fmt::format("runs {}-{}", runs.front().id, runs.back().id);
+  return fmt::format("{}, {}, revision {}, {}, {} measurements", join(devices), join(dates),
+                     join(revisions), ids, measurements);
+}
+
+void add(MeasuredSources& out, const store::Store& db, const std::string& shown_name) {
+  report::merge_latest(out.measurements, take(db.measurements_for_report()));
+  report::merge_latest(out.ceilings, take(db.latest_ceilings()));
+  out.origins.push_back(fmt::format("`{}`: {}", shown_name, describe_runs(take(db.list_runs()))));
+}
+
+// Opens a private copy of a shipped database (opening migrates, and the copy keeps the shipped
+// file byte for byte), reads it and removes the copy.
+void add_reference_run(MeasuredSources& out, const Context& ctx, const fs::path& file,
+                       const std::string& shown_name) {
+  const fs::path copy = fs::temp_directory_path() /
+                        fmt::format("fa4-reference-{}-{}", ::getpid(), file.filename().string());
+  std::error_code ec;
+  fs::copy_file(file, copy, fs::copy_options::overwrite_existing, ec);
+  if (ec)
+    throw UserError(
+        fmt::format("cannot copy the reference run {} to {}: {}; pass "
+                    "--no-reference-runs to leave the reference runs out",
+                    file.string(), copy.string(), ec.message()));
+  Context private_ctx = ctx;
+  private_ctx.db_path = copy.string();
+  try {
+    add(out, open_store_for_reading(private_ctx), shown_name);
+  } catch (const UserError& e) {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(copy.string() + suffix, ec);
+    throw UserError(fmt::format("reference run {}: {}", file.string(), e.what()));
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(copy.string() + suffix, ec);
+}
+
+}  // namespace
+
+std::string reference_runs_dir(const Context& ctx, const std::string& dir) {
+  if (!dir.empty()) return dir;
+  return (fs::path(ctx.models_dir) / ".." / "data" / "runs").lexically_normal().string();
+}
+
+void ReferenceRunsOptions::add_to(CLI::App& command) {
+  command.add_option("--reference-runs", dir_,
+                     "Folder of reference databases whose measurements are shown beside --db's "
+                     "(default: data/runs beside --models)");
+  command.add_flag("--no-reference-runs", none_,
+                   "Leave the reference runs out: --db's measurements only");
+}
+
+std::string ReferenceRunsOptions::folder(const Context& ctx) const {
+  return none_ ? "" : reference_runs_dir(ctx, dir_);
+}
+
+MeasuredSources load_measured_sources(const Context& ctx, bool user_db,
+                                      const std::string& runs_dir) {
+  MeasuredSources out;
+  if (user_db) add(out, open_store_for_reading(ctx), ctx.db_path);
+  if (runs_dir.empty()) return out;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(runs_dir, ec))
+    if (entry.path().extension() == ".db") files.push_back(entry.path());
+  if (ec)
+    throw UserError(
+        fmt::format("cannot read the reference runs' folder {}: {}; point "
+                    "--reference-runs at data/runs, or pass --no-reference-runs",
+                    runs_dir, ec.message()));
+  std::sort(files.begin(), files.end());
+  // The shipped folder is named as the source tree names it, so reports carry no local paths.
+  const bool shipped = fs::equivalent(runs_dir, reference_runs_dir(ctx, ""), ec);
+  for (const fs::path& file : files)
+    add_reference_run(out, ctx, file,
+                      shipped ? "data/runs/" + file.filename().string() : file.string());
+  return out;
+}
+
+}  // namespace fa4::app

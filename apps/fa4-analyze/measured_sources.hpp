@@ -1,0 +1,44 @@
+// The measurements a report or a roofline shows: the user's results database (--db, when it
+// exists) and the reference runs shipped in data/runs/ (real H200 and H100 runs), merged so that
+// the latest measurement of each kernel, problem and device wins.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "context.hpp"
+#include "store/store.hpp"
+
+namespace fa4::app {
+
+struct MeasuredSources {
+  std::vector<store::MeasurementRow> measurements;
+  std::vector<store::CeilingRow> ceilings;
+  // One line per database read: "`data/runs/2026-11-23-h200.db`: NVIDIA H200, 2026-11-23,
+  // revision 684356b-dirty, runs 1-3, 144 measurements".
+  std::vector<std::string> origins;
+};
+
+// The reference runs' folder: `dir` when given, else data/runs beside the models folder.
+std::string reference_runs_dir(const Context& ctx, const std::string& dir);
+
+// --reference-runs DIR and --no-reference-runs, for the commands that show measurements.
+class ReferenceRunsOptions {
+ public:
+  void add_to(CLI::App& command);
+  // The folder to read, or "" with --no-reference-runs.
+  std::string folder(const Context& ctx) const;
+
+ private:
+  std::string dir_;
+  bool none_ = false;
+};
+
+// Reads --db when it exists (`user_db`) and every *.db in `runs_dir` (when not empty), each
+// through a private copy so the shipped files are never migrated or locked. Throws UserError
+// naming the file that cannot be read.
+MeasuredSources load_measured_sources(const Context& ctx, bool user_db,
+                                      const std::string& runs_dir);
+
+}  // namespace fa4::app

@@ -1,0 +1,299 @@
+#include "report/roofline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "hw/loader.hpp"
+#include "model/algorithm_traits.hpp"
+
+namespace fa4::report {
+namespace {
+
+constexpr std::int64_t kDecodeQueries = 16;  // at most this many query rows per sequence: decode
+constexpr double kLabelLift = 1.3;  // a regime's name starts this factor above the chart's bottom
+
+// The attention FLOPs of one M x N tile (the FLOP convention of core/shape.hpp on a one-tile
+// problem) per cycle on `cycles`, over the whole GPU at the model's clock, in TFLOP/s.
+double tile_ceiling_tflops(const hw::Spec& gpu, const AttnShape& shape, Pass pass, model::Tile tile,
+                           double cycles) {
+  AttnShape one_tile = shape;
+  one_tile.batch = one_tile.heads_q = one_tile.heads_kv = 1;
+  one_tile.seqlen_q = tile.m;
+  one_tile.seqlen_k = tile.n;
+  one_tile.causal = false;
+  return attention_flops(one_tile, pass) / cycles * gpu.sms * gpu.peak_clock_mhz * 1e6 / 1e12;
+}
+
+model::Algorithm ceiling_algorithm(const hw::Spec& gpu) {
+  return model::unsupported_reason(gpu, model::Algorithm::fa4) ? model::Algorithm::fa2
+                                                               : model::Algorithm::fa4;
+}
+
+// exp2 on MUFU, shared memory and (fa4 only) exp2 emulated on the FMA pipe at head dim d.
+Status add_attention_roofs(const hw::Spec& gpu, Pass pass, std::int64_t d, bool measured,
+                           std::vector<Roof>& roofs) {
+  AttnShape shape;
+  shape.headdim = shape.headdim_v = d;
+  model::Options options;
+  options.algorithm = ceiling_algorithm(gpu);
+  options.pass = pass;
+  options.exp_emulation =
+      options.algorithm == model::Algorithm::fa4 ? std::optional(0.0) : std::nullopt;
+  const model::Tile tile = model::default_tile(gpu, shape, options);
+  const auto plain = model::tile_cycles(gpu, shape, options, tile);
+  if (!plain) return plain.error();
+  const std::string suffix = fmt::format(", hd{}{}", d, measured ? " (measured)" : "");
+  const auto add = [&](const std::string& unit, double cycles) {
+    if (cycles > 0)
+      roofs.push_back(
+          {unit + suffix, tile_ceiling_tflops(gpu, shape, pass, tile, cycles), measured});
+  };
+  add("exp2 on MUFU", plain->exp_mufu);
+  add("shared memory", plain->smem);
+  if (options.algorithm == model::Algorithm::fa4) {
+    options.exp_emulation = 1.0;
+    const auto emulated = model::tile_cycles(gpu, shape, options, tile);
+    if (!emulated) return emulated.error();
+    add("exp2 emulated on FMA", emulated->fma);
+  }
+  return Ok{};
+}
+
+double decade_below(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+
+// Each roof's colour, the same on every GPU; a measured roof takes its modeled one's colour.
+constexpr const char* kHbmColour = "#444444";
+std::string roof_colour(const std::string& roof_name) {
+  if (roof_name.starts_with("exp2 on MUFU")) return "#c0392b";
+  if (roof_name.starts_with("shared memory")) return "#7d3c98";
+  if (roof_name.starts_with("exp2 emulated")) return "#117a65";
+  return "#000000";  // the tensor-core peak and the measured GEMM
+}
+
+std::string shape_columns(const AttnShape& s) {
+  return fmt::format("{},{},{},{},{},{},{},{},{}", s.batch, s.heads_q, s.heads_kv, s.seqlen_q,
+                     s.seqlen_k, s.headdim, s.headdim_v, s.causal ? 1 : 0, to_string(s.dtype));
+}
+
+// A CSV field: quoted when it holds a comma or a quote.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::vector<hw::MeasuredCeiling> measured_ceilings_of(const std::vector<hw::Spec>& specs,
+                                                      const hw::Spec& gpu,
+                                                      const std::vector<store::CeilingRow>& rows) {
+  std::vector<hw::MeasuredCeiling> measured;
+  for (const store::CeilingRow& row : rows) {
+    const hw::Spec* model = hw::match_device_name(specs, row.ceiling.device);
+    if (!model || model->id != gpu.id) continue;
+    measured.push_back({.unit = row.ceiling.unit,
+                        .value = row.ceiling.value,
+                        .per_sm_per_clk = row.ceiling.per_sm_per_clk,
+                        .provenance = fmt::format("{}, run {}, {}", row.ceiling.device, row.run_id,
+                                                  row.started_at)});
+  }
+  return measured;
+}
+
+Result<RooflineBounds> roofline_bounds(const hw::Spec& gpu, Pass pass,
+                                       const std::vector<std::int64_t>& headdims,
+                                       const std::vector<hw::MeasuredCeiling>& measured) {
+  RooflineBounds b;
+  b.gpu = gpu.id;
+  b.pass = pass;
+  b.hbm_tb_s = gpu.hbm_bytes_per_s / 1e12;
+  b.ceiling_algorithm = std::string(model::to_string(ceiling_algorithm(gpu)));
+  b.roofs.push_back({"dense bf16 peak", gpu.peak_flops(Dtype::bf16) / 1e12, false});
+  for (std::int64_t d : headdims)
+    if (auto s = add_attention_roofs(gpu, pass, d, false, b.roofs); !s) return s.error();
+  for (const hw::MeasuredCeiling& c : measured) {
+    if (c.unit == "hbm_copy") b.measured_hbm_tb_s = c.value;
+    if (c.unit == "gemm_bf16") b.roofs.push_back({"cuBLAS bf16 GEMM (measured)", c.value, true});
+    if (b.measured_from.empty()) b.measured_from = c.provenance;
+  }
+  // The attention ceilings from the measured unit rates, where every unit the model needs was
+  // measured on this GPU.
+  if (auto measured_gpu = hw::with_measured_ceilings(gpu, measured))
+    for (std::int64_t d : headdims)
+      if (auto s = add_attention_roofs(*measured_gpu, pass, d, true, b.roofs); !s) return s.error();
+  return b;
+}
+
+std::string regime(const AttnShape& s) {
+  if (s.seqlen_q <= kDecodeQueries && s.seqlen_q < s.seqlen_k) return "decode";
+  if (s.seqlen_q < s.seqlen_k) return "chunked prefill";
+  return "prefill";
+}
+
+std::vector<AttnShape> reference_shapes() {
+  AttnShape prefill;  // 16k tokens, hidden 2048: the FA3 and FA4 papers' setting
+  prefill.batch = 2;
+  prefill.heads_q = prefill.heads_kv = 16;
+  prefill.seqlen_q = prefill.seqlen_k = 8192;
+  AttnShape causal = prefill;
+  causal.causal = true;
+  AttnShape chunk;  // Llama-3 8B heads: the last 8192-token chunk of a 32k prompt
+  chunk.batch = 1;
+  chunk.heads_q = 32;
+  chunk.heads_kv = 8;
+  chunk.seqlen_q = 8192;
+  chunk.seqlen_k = 32768;
+  chunk.causal = true;
+  AttnShape decode = chunk;  // 64 sequences, one new token each, against 8192 keys
+  decode.batch = 64;
+  decode.seqlen_q = 1;
+  decode.seqlen_k = 8192;
+  return {prefill, causal, chunk, decode};
+}
+
+RooflinePoint predicted_point(const model::Prediction& p) {
+  return {std::string(model::to_string(p.algorithm)),
+          "predicted",
+          regime(p.shape),
+          p.shape,
+          p.pass,
+          attention_flops(p.shape, p.pass) / attention_min_hbm_bytes(p.shape, p.pass),
+          p.tflops,
+          "model " + p.model_version};
+}
+
+RooflinePoint measured_point(const store::MeasurementRow& m) {
+  return {m.kernel,
+          m.source,
+          regime(m.shape),
+          m.shape,
+          m.pass,
+          attention_flops(m.shape, m.pass) / attention_min_hbm_bytes(m.shape, m.pass),
+          m.tflops,
+          fmt::format("{}, run {}, {}, rev {}", m.device, m.run_id, m.started_at.substr(0, 10),
+                      m.revision)};
+}
+
+std::string regime_label(const RooflinePoint& p) {
+  return p.shape.causal && p.regime == "prefill" ? "causal prefill" : p.regime;
+}
+
+std::string point_label(const RooflinePoint& p) { return p.kernel + " " + regime_label(p); }
+
+Figure roofline_figure(const std::string& name, const hw::Spec& gpu, const RooflineBounds& b,
+                       const std::vector<RooflinePoint>& points, const std::string& caption) {
+  double x_lo = 1, x_hi = 1, y_lo = 10, y_hi = 10;
+  for (const Roof& r : b.roofs) {
+    x_hi = std::max(x_hi, r.tflops / b.hbm_tb_s);
+    y_hi = std::max(y_hi, r.tflops);
+  }
+  for (const RooflinePoint& p : points) {
+    x_lo = std::min(x_lo, p.intensity);
+    x_hi = std::max(x_hi, p.intensity);
+    y_lo = std::min(y_lo, p.tflops);
+  }
+  x_lo = decade_below(x_lo / 2);
+  x_hi = decade_above(x_hi * 2);
+  y_lo = decade_below(y_lo / 10);  // a free decade at the bottom for the regimes' names
+  y_hi = decade_above(y_hi * 1.5);
+
+  Panel panel;
+  panel.title = fmt::format("{} ({}), {}", gpu.name, gpu.id, to_string(b.pass));
+  panel.x = {
+      .title = "arithmetic intensity (FLOP per HBM byte)", .log = true, .min = x_lo, .max = x_hi};
+  panel.y = {.title = "TFLOP/s", .log = true, .min = y_lo, .max = y_hi};
+  panel.legend = Legend::outside_right;
+  // The HBM slope up to the highest roof of its kind (modeled or measured).
+  const auto slope = [&](double tb_s, std::string series_name, SeriesStyle style) {
+    double top = 0;
+    for (const Roof& r : b.roofs)
+      if (r.measured == (style == SeriesStyle::dashed_line)) top = std::max(top, r.tflops);
+    panel.series.push_back({std::move(series_name),
+                            style,
+                            kHbmColour,
+                            {{x_lo, tb_s * x_lo, ""}, {top / tb_s, top, ""}}});
+  };
+  slope(b.hbm_tb_s, fmt::format("HBM {:.2f} TB/s", b.hbm_tb_s), SeriesStyle::roof);
+  if (b.measured_hbm_tb_s > 0)
+    slope(b.measured_hbm_tb_s, fmt::format("HBM copy {:.2f} TB/s (measured)", b.measured_hbm_tb_s),
+          SeriesStyle::dashed_line);
+  for (const Roof& r : b.roofs) {
+    const double bandwidth =
+        r.measured && b.measured_hbm_tb_s > 0 ? b.measured_hbm_tb_s : b.hbm_tb_s;
+    panel.series.push_back({fmt::format("{}: {:.0f}", r.name, r.tflops),
+                            r.measured ? SeriesStyle::dashed_line : SeriesStyle::roof,
+                            roof_colour(r.name),
+                            {{r.tflops / bandwidth, r.tflops, ""}, {x_hi, r.tflops, ""}}});
+  }
+  // Points: one series per kernel and origin, in the order they come; predicted ones are triangles.
+  for (const RooflinePoint& p : points) {
+    const bool predicted = p.origin == "predicted";
+    const std::string series_name =
+        predicted ? p.kernel + " (model)" : fmt::format("{} ({})", p.kernel, p.origin);
+    auto it = std::find_if(panel.series.begin(), panel.series.end(),
+                           [&](const Series& s) { return s.name == series_name; });
+    if (it == panel.series.end()) {
+      panel.series.push_back(
+          {series_name, predicted ? SeriesStyle::triangles : SeriesStyle::points, p.kernel, {}});
+      it = std::prev(panel.series.end());
+    }
+    it->points.push_back({p.intensity, p.tflops, point_label(p)});
+  }
+  // Each regime named once, reading upwards from the bottom of the chart at its first point.
+  Series regimes{"regimes", SeriesStyle::vertical_labels, kHbmColour, {}};
+  for (const RooflinePoint& p : points)
+    if (std::none_of(regimes.points.begin(), regimes.points.end(),
+                     [&](const ChartPoint& c) { return c.label == regime_label(p); }))
+      regimes.points.push_back({p.intensity, y_lo * kLabelLift, regime_label(p)});
+  panel.series.push_back(std::move(regimes));
+  Figure figure;
+  figure.name = name;
+  figure.title = fmt::format("Roofline of attention on {} (bf16)", gpu.id);
+  figure.panels = {std::move(panel)};
+  figure.panel_width = 1100;
+  figure.panel_height = 620;
+  figure.caption = caption;
+  return figure;
+}
+
+std::string roofline_csv(const std::vector<RooflinePoint>& points) {
+  std::string out =
+      "kernel,origin,regime,batch,heads_q,heads_kv,seqlen_q,seqlen_k,headdim,headdim_v,causal,"
+      "dtype,pass,flop_per_byte,tflops,provenance\n";
+  for (const RooflinePoint& p : points)
+    out += fmt::format("{},{},{},{},{},{:.6g},{:.6g},{}\n", csv_field(p.kernel),
+                       csv_field(p.origin), p.regime, shape_columns(p.shape), to_string(p.pass),
+                       p.intensity, p.tflops, csv_field(p.provenance));
+  return out;
+}
+
+std::string roofline_json(const RooflineBounds& b, const std::vector<RooflinePoint>& points) {
+  nlohmann::json roofs = nlohmann::json::array();
+  for (const Roof& r : b.roofs)
+    roofs.push_back({{"name", r.name}, {"tflops", r.tflops}, {"measured", r.measured}});
+  nlohmann::json out = {{"gpu", b.gpu},
+                        {"pass", to_string(b.pass)},
+                        {"hbm_tb_s", b.hbm_tb_s},
+                        {"measured_hbm_tb_s", b.measured_hbm_tb_s},
+                        {"ceiling_algorithm", b.ceiling_algorithm},
+                        {"measured_from", b.measured_from},
+                        {"roofs", roofs},
+                        {"points", nlohmann::json::array()}};
+  for (const RooflinePoint& p : points)
+    out["points"].push_back({{"kernel", p.kernel},
+                             {"origin", p.origin},
+                             {"regime", p.regime},
+                             {"shape", describe(p.shape)},
+                             {"pass", to_string(p.pass)},
+                             {"flop_per_byte", p.intensity},
+                             {"tflops", p.tflops},
+                             {"provenance", p.provenance}});
+  return out.dump(2) + "\n";
+}
+
+}  // namespace fa4::report

@@ -1,0 +1,87 @@
+// The roofline of attention on one GPU: x = arithmetic intensity (FLOPs per HBM byte, the FLOP
+// and byte counts of core/shape.hpp), y = TFLOP/s. Roofs: HBM bandwidth, the dense tensor-core
+// peak, and the attention ceilings the model's per-tile cycles give per head dim (exp2 on MUFU,
+// shared memory, exp2 emulated on the FMA pipe); the same from the measured unit ceilings where the
+// database has them. Points: kernels predicted by the model and measured (ours and the peers).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "hw/measured_ceilings.hpp"
+#include "hw/spec.hpp"
+#include "model/model.hpp"
+#include "report/chart.hpp"
+#include "store/store.hpp"
+
+namespace fa4::report {
+
+struct Roof {
+  std::string name;  // "exp2 on MUFU, hd128"
+  double tflops = 0;
+  bool measured = false;  // from the measured unit ceilings (drawn dashed)
+};
+
+struct RooflineBounds {
+  std::string gpu;  // hw::Spec::id
+  Pass pass = Pass::fwd;
+  double hbm_tb_s = 0;            // datasheet
+  double measured_hbm_tb_s = 0;   // device-to-device copy; 0 when not measured
+  std::vector<Roof> roofs;        // the dense peak first, then per head dim, modeled then measured
+  std::string ceiling_algorithm;  // the algorithm whose tiles give the attention ceilings
+  std::string measured_from;      // "NVIDIA H200, run 1, 2026-11-23T00:52:24Z"; "" when none
+};
+
+// The measured unit ceilings of the devices that `gpu` models, from Store::latest_ceilings().
+std::vector<hw::MeasuredCeiling> measured_ceilings_of(const std::vector<hw::Spec>& specs,
+                                                      const hw::Spec& gpu,
+                                                      const std::vector<store::CeilingRow>& rows);
+
+// The roofs for `pass` and each head dim (headdim == headdim_v, bf16), from the model's tile for
+// the GPU's FlashAttention-style algorithm (fa4 where it runs, else fa2). `measured` may be empty.
+Result<RooflineBounds> roofline_bounds(const hw::Spec& gpu, Pass pass,
+                                       const std::vector<std::int64_t>& headdims,
+                                       const std::vector<hw::MeasuredCeiling>& measured);
+
+struct RooflinePoint {
+  std::string kernel;  // "fa4", "sdpa_cudnn"
+  std::string origin;  // "predicted", "ours", "peer:torch-cudnn"
+  std::string regime;  // "prefill", "chunked prefill", "decode"
+  AttnShape shape;
+  Pass pass = Pass::fwd;
+  double intensity = 0;  // FLOPs per HBM byte
+  double tflops = 0;
+  std::string provenance;  // "model 1" or "NVIDIA H200, run 2, 2026-11-23, rev 684356b-dirty"
+};
+
+// Where a shape sits: one query row per sequence (decode), fewer queries than keys (a prefill
+// chunk against a longer cache), or as many (prefill).
+std::string regime(const AttnShape& shape);
+
+// One shape of each regime at head dim 128 (bf16, GQA 32/8 heads where the regime is an LLM's):
+// prefill non-causal and causal at seqlen 8192 (16 heads, batch 2: the FA3 and FA4 papers'
+// 16k tokens, hidden 2048), the last 8192-query chunk of a 32768-token prompt, decode of 64
+// sequences against 8192 keys.
+std::vector<AttnShape> reference_shapes();
+
+RooflinePoint predicted_point(const model::Prediction& prediction);
+RooflinePoint measured_point(const store::MeasurementRow& row);
+
+// "causal prefill" for a causal prefill, else the regime.
+std::string regime_label(const RooflinePoint& point);
+// One label per point: "fa4 decode", "fa3 causal prefill".
+std::string point_label(const RooflinePoint& point);
+
+// The chart: roofs as lines (measured ones dashed), points one series per kernel and origin
+// (predicted ones triangles, measured ones circles), each regime named at the chart's bottom.
+// `caption` says where the figures come from.
+Figure roofline_figure(const std::string& name, const hw::Spec& gpu, const RooflineBounds& bounds,
+                       const std::vector<RooflinePoint>& points, const std::string& caption);
+
+// The points as the chart draws them, one per line: CSV with a header, or a JSON array.
+std::string roofline_csv(const std::vector<RooflinePoint>& points);
+std::string roofline_json(const RooflineBounds& bounds, const std::vector<RooflinePoint>& points);
+
+}  // namespace fa4::report

@@ -1,0 +1,65 @@
+# Predicted TFLOP/s against sequence length on h100-sxm (bf16; solid non-causal, dashed causal)
+# Written by fa4-analyze. Re-render after restyling with: gnuplot predicted-h100-sxm.gp
+set terminal svg size 1740,360 noenhanced font 'Helvetica,12' background rgb 'white'
+set output (exists('svg_file') ? svg_file : 'predicted-h100-sxm.svg')
+set datafile separator '\t'
+set grid xtics ytics mxtics mytics lc rgb '#e5e5e5'
+set clip two
+set style fill solid 0.85 border -1
+set multiplot layout 1,3 title 'Predicted TFLOP/s against sequence length on h100-sxm (bf16; solid non-causal, dashed causal)'
+
+set title 'fwd hd64 (32 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-h100-sxm.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-h100-sxm.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-h100-sxm.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa3', \
+     'predicted-h100-sxm.dat' index 3 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#76b7b2' title 'fa4', \
+     'predicted-h100-sxm.dat' index 4 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-h100-sxm.dat' index 5 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-h100-sxm.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa3 causal', \
+     'predicted-h100-sxm.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#76b7b2' title 'fa4 causal'
+
+set title 'fwd hd128 (16 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-h100-sxm.dat' index 8 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-h100-sxm.dat' index 9 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-h100-sxm.dat' index 10 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa3', \
+     'predicted-h100-sxm.dat' index 11 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#76b7b2' title 'fa4', \
+     'predicted-h100-sxm.dat' index 12 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-h100-sxm.dat' index 13 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-h100-sxm.dat' index 14 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa3 causal', \
+     'predicted-h100-sxm.dat' index 15 using 1:2 with lines lw 2 dt 2 lc rgb '#76b7b2' title 'fa4 causal'
+
+set title 'fwd hd256 (8 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-h100-sxm.dat' index 16 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-h100-sxm.dat' index 17 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-h100-sxm.dat' index 18 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa3', \
+     'predicted-h100-sxm.dat' index 19 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#76b7b2' title 'fa4', \
+     'predicted-h100-sxm.dat' index 20 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-h100-sxm.dat' index 21 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-h100-sxm.dat' index 22 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa3 causal', \
+     'predicted-h100-sxm.dat' index 23 using 1:2 with lines lw 2 dt 2 lc rgb '#76b7b2' title 'fa4 causal'
+
+unset multiplot
