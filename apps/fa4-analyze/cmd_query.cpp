@@ -20,7 +20,7 @@ struct QueryOptions {
 
 void run_query(const Context& ctx, const QueryOptions& o) {
   const report::TableFormat format = take(report::parse_table_format(o.format));
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   fmt::print("{}", report::format_table(report::table_of(take(db.query(o.sql))), format));
 }
 
