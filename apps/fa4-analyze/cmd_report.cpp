@@ -106,8 +106,8 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   in.command = command_text(ctx.command_line);
   // The charts go into a folder beside the markdown named after it: reports/x.md, reports/x/.
   const fs::path out(o.out);
-  in.chart_folder = out.stem().string();
   const bool to_stdout = o.out == kStandardOutput;
+  in.chart_folder = to_stdout ? "" : out.stem().string();
   const auto gnuplot = report::find_gnuplot();
   if (to_stdout)
     in.charts_skipped_because = "the report went to standard output; --out FILE writes them";
@@ -121,11 +121,11 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   // The summary goes to standard error when the report itself goes to standard output.
   fmt::print(to_stdout ? stderr : stdout,
              "{} {}: {} GPU models, {} stored predictions, {} measurements ({} databases), {} "
-             "published figures (from {}); {} charts in {}/ ({})\n",
+             "published figures (from {}); {} charts{} ({})\n",
              outcome == WriteOutcome::unchanged ? "unchanged" : "wrote", o.out, in.gpus.size(),
              in.predictions.size(), in.measurements.size(), in.measured_origins.size(),
              in.published.size(), published.string(), rendered.charts.figures().size(),
-             (out.parent_path() / in.chart_folder).string(),
+             to_stdout ? "" : " in " + (out.parent_path() / in.chart_folder).string() + "/",
              to_stdout || !gnuplot ? "not drawn: " + in.charts_skipped_because
                                    : "drawn by " + gnuplot->version);
 }
