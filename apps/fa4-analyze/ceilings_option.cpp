@@ -22,7 +22,7 @@ void add_ceilings_option(CLI::App& command, std::string& mode) {
 hw::Spec apply_ceilings(const Context& ctx, const std::vector<hw::Spec>& specs, const hw::Spec& gpu,
                         const std::string& mode) {
   if (mode != "measured") return gpu;
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   const auto measured = report::measured_ceilings_of(specs, gpu, take(db.latest_ceilings()));
   if (measured.empty())
     throw UserError(

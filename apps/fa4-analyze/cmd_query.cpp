@@ -56,7 +56,7 @@ class RowPrinter {
 
 void run_query(const Context& ctx, const QueryOptions& o) {
   const report::TableFormat format = take(report::parse_table_format(o.format));
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   RowPrinter printer(format);
   std::size_t rows = 0;
   bool more = false;  // a row beyond --limit exists

@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ReportOptions {
-  std::string out = "reports/fa4-analyze-report.md";
+  std::string out = "out/fa4-analyze-report.md";  // "-": standard output, without the charts
   std::string published;  // default: data/published beside the models folder
   ReferenceRunsOptions reference_runs;
 };
@@ -52,9 +52,13 @@ std::string command_text(const std::string& command_line) {
   return fs::path(program).filename().string() + rest;
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  if (auto written = write_file_atomically(path, text, {.create_folders = true}); !written)
-    throw UserError(fmt::format("{}; choose another --out", written.error().message));
+// Writes `text` to `path` ("-": standard output) whole or not at all; a file that already holds
+// it is left untouched.
+WriteOutcome write_file(const fs::path& path, const std::string& text) {
+  auto written =
+      write_output(path.string(), text, {.create_folders = true, .skip_if_unchanged = true});
+  if (!written) throw UserError(fmt::format("{}; choose another --out", written.error().message));
+  return *written;
 }
 
 // Writes the charts (scripts, data and, with gnuplot, SVGs) and the CSV files into `folder`, and
@@ -82,7 +86,7 @@ void write_charts(const fs::path& folder, const report::ReportCharts& charts,
 void run_report(const Context& ctx, const ReportOptions& o) {
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   in.predictions = take(db.predictions_for_report());
   const auto measured = load_measured_sources(ctx, /*user_db=*/true, o.reference_runs.folder(ctx));
   in.measurements = measured.measurements;
@@ -102,19 +106,28 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   in.command = command_text(ctx.command_line);
   // The charts go into a folder beside the markdown named after it: reports/x.md, reports/x/.
   const fs::path out(o.out);
-  in.chart_folder = out.stem().string();
+  const bool to_stdout = o.out == kStandardOutput;
+  in.chart_folder = to_stdout ? "" : out.stem().string();
   const auto gnuplot = report::find_gnuplot();
-  if (!gnuplot) in.charts_skipped_because = gnuplot.error().message;
+  if (to_stdout)
+    in.charts_skipped_because = "the report went to standard output; --out FILE writes them";
+  else if (!gnuplot)
+    in.charts_skipped_because = gnuplot.error().message;
   const report::RenderedReport rendered = report::render_report(in);
-  write_charts(out.parent_path() / in.chart_folder, rendered.charts, gnuplot ? &*gnuplot : nullptr);
-  write_file(out, rendered.markdown);
-  fmt::print(
-      "wrote {}: {} GPU models, {} stored predictions, {} measurements ({} databases), {} "
-      "published figures; {} charts in {}/ ({})\n",
-      o.out, in.gpus.size(), in.predictions.size(), in.measurements.size(),
-      in.measured_origins.size(), in.published.size(), rendered.charts.figures().size(),
-      (out.parent_path() / in.chart_folder).string(),
-      gnuplot ? "drawn by " + gnuplot->version : "not drawn: " + in.charts_skipped_because);
+  if (!to_stdout)
+    write_charts(out.parent_path() / in.chart_folder, rendered.charts,
+                 gnuplot ? &*gnuplot : nullptr);
+  const WriteOutcome outcome = write_file(out, rendered.markdown);
+  // The summary goes to standard error when the report itself goes to standard output.
+  fmt::print(to_stdout ? stderr : stdout,
+             "{} {}: {} GPU models, {} stored predictions, {} measurements ({} databases), {} "
+             "published figures (from {}); {} charts{} ({})\n",
+             outcome == WriteOutcome::unchanged ? "unchanged" : "wrote", o.out, in.gpus.size(),
+             in.predictions.size(), in.measurements.size(), in.measured_origins.size(),
+             in.published.size(), published.string(), rendered.charts.figures().size(),
+             to_stdout ? "" : " in " + (out.parent_path() / in.chart_folder).string() + "/",
+             to_stdout || !gnuplot ? "not drawn: " + in.charts_skipped_because
+                                   : "drawn by " + gnuplot->version);
 }
 
 void setup(CLI::App& app, Context& ctx) {
@@ -126,8 +139,9 @@ void setup(CLI::App& app, Context& ctx) {
       "the kernel ladder (with the reference runs of data/runs), asymmetric scaling, the model "
       "against published figures, the model's factors");
   c->add_option("--out", o->out,
-                "Markdown file to write (its folder is created); the charts go into a folder "
-                "beside it named after it");
+                "Markdown file to write, replaced whole or not at all and left untouched when "
+                "unchanged (its folder is created); the charts go into a folder beside it named "
+                "after it; - for standard output (without the charts)");
   c->add_option("--published", o->published,
                 "Folder of published figures (default: data/published beside --models)");
   o->reference_runs.add_to(*c);

@@ -18,7 +18,7 @@ struct RunsOptions {
 };
 
 void run_runs(const Context& ctx, const RunsOptions& o) {
-  const auto db = open_store(ctx, /*create=*/false);
+  const auto db = open_store_for_reading(ctx);
   const report::Table runs = report::table_of(store::to_query_result(take(db.list_runs())));
   fmt::print("{}", o.json ? report::format_json(runs) : report::format_text(runs));
 }

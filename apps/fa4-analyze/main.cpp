@@ -9,6 +9,7 @@
 
 #include "context.hpp"
 #include "integer_option.hpp"
+#include "run_info.hpp"
 #include "user_error.hpp"
 
 namespace {
@@ -44,6 +45,11 @@ int main(int argc, char** argv) {
                  "(env FA4_BUSY_TIMEOUT_MS)")
       ->check(kDecimalInteger)
       ->check(CLI::Range(0, 3600 * 1000));
+  app.set_version_flag("--version", [] {
+    return fmt::format("fa4-analyze {} (revision {})", FA4_VERSION, source_revision());
+  });
+  // The global options are accepted after the subcommand too: `query "SQL" --db x.db`.
+  app.fallthrough();
   setup_subcommands(app, ctx);
 
   try {
@@ -51,6 +57,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // A misspelt subcommand reaches CLI11 as a stray argument: name it and the real ones.

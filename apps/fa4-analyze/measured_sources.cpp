@@ -61,7 +61,7 @@ void add_reference_run(MeasuredSources& out, const Context& ctx, const fs::path&
   Context private_ctx = ctx;
   private_ctx.db_path = copy.string();
   try {
-    add(out, open_store(private_ctx, /*create=*/false), shown_name);
+    add(out, open_store_for_reading(private_ctx), shown_name);
   } catch (const UserError& e) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(copy.string() + suffix, ec);
     throw UserError(fmt::format("reference run {}: {}", file.string(), e.what()));
@@ -91,7 +91,7 @@ std::string ReferenceRunsOptions::folder(const Context& ctx) const {
 MeasuredSources load_measured_sources(const Context& ctx, bool user_db,
                                       const std::string& runs_dir) {
   MeasuredSources out;
-  if (user_db) add(out, open_store(ctx, /*create=*/false), ctx.db_path);
+  if (user_db) add(out, open_store_for_reading(ctx), ctx.db_path);
   if (runs_dir.empty()) return out;
   std::error_code ec;
   std::vector<fs::path> files;

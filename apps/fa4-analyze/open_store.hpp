@@ -7,7 +7,11 @@
 
 namespace fa4::app {
 
-// create = false: refuse a missing database (the read-only commands) instead of creating it.
-store::Store open_store(const Context& ctx, bool create = true);
+// For the commands that write: creates a missing database; refuses a damaged or read-only one.
+store::Store open_store(const Context& ctx);
+
+// For the commands that only read (query, runs, report, --ceilings measured): refuses a missing
+// database, reads a read-only one, and warns on standard error when the database is damaged.
+store::Store open_store_for_reading(const Context& ctx);
 
 }  // namespace fa4::app

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.hpp"
 #include "core/count_noun.hpp"
 #include "hw/loader.hpp"
 #include "run_info.hpp"
@@ -77,7 +78,7 @@ void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shap
       "{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
   const fs::path results = ctx.db_path + ".peers-" + stamp + ".jsonl";
   const fs::path sweep = ctx.db_path + ".peers-" + stamp + ".sweep.json";
-  std::ofstream(sweep) << sweep_of(shapes).dump(1) << "\n";
+  take(write_file_atomically(sweep, sweep_of(shapes).dump(1) + "\n"));  // a full disk says so
   const int code = shell(fmt::format("{} {} --sweep {} --pass {} --out {} --revision {}",
                                      quoted(o.python), quoted(kRunner.string()),
                                      quoted(sweep.string()), o.passes, quoted(results.string()),

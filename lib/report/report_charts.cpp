@@ -16,6 +16,9 @@ std::string ReportCharts::embed(Figure figure) {
   if (skipped_because_.empty())
     out = fmt::format("![{}]({}.svg)\n\n*{} Re-render: {}.*\n\n", figure.title, path,
                       figure.caption, files);
+  else if (folder_.empty())  // the report went to standard output: no file is written
+    out = fmt::format("*Chart \"{}\" not written: {}. {}*\n\n", figure.title, skipped_because_,
+                      figure.caption);
   else
     out = fmt::format(
         "*Chart \"{}\" skipped: {}. Its {} are written; run `gnuplot {}.gp` in "

@@ -52,15 +52,18 @@ std::string header_section(const ReportInputs& in) {
                    in.measurements.size());
   for (const std::string& origin : in.measured_origins) out += fmt::format("  - from {}\n", origin);
   out += fmt::format("- Published and measured figures: {}.\n", in.published.size());
-  out += in.charts_skipped_because.empty()
-             ? fmt::format(
-                   "- Charts: SVG drawn by gnuplot in `{}/`, each with its script and "
-                   "data beside it.\n\n",
-                   in.chart_folder)
-             : fmt::format(
-                   "- Charts: none drawn ({}); their scripts and data are in `{}/`, and "
-                   "each chart's place below says so.\n\n",
-                   in.charts_skipped_because, in.chart_folder);
+  if (in.charts_skipped_because.empty())
+    out += fmt::format(
+        "- Charts: SVG drawn by gnuplot in `{}/`, each with its script and data beside it.\n\n",
+        in.chart_folder);
+  else if (in.chart_folder.empty())  // no folder: the report went to standard output
+    out += fmt::format("- Charts: none written ({}); each chart's place below says so.\n\n",
+                       in.charts_skipped_because);
+  else
+    out += fmt::format(
+        "- Charts: none drawn ({}); their scripts and data are in `{}/`, and each chart's place "
+        "below says so.\n\n",
+        in.charts_skipped_because, in.chart_folder);
   out += "Sections: " + section_list() +
          ". Cycles are per tile on one SM; TFLOP/s follow the FLOP convention of "
          "`lib/core/shape.hpp` (4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";

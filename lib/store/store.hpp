@@ -185,6 +185,11 @@ struct MeasuredConfig {
 struct OpenOptions {
   // false: refuse a missing file ("run 'fa4-analyze predict' first") instead of creating it.
   bool create = true;
+  // true: open for reading only (never creates): the file and its folder may be read-only (a
+  // read-only folder or mount is read as immutable), nothing is written, and a damaged database
+  // is opened, not refused: the caller asks check_integrity() and warns. A database of an older
+  // schema is migrated first when it is writable, and refused when it is not.
+  bool read_only = false;
   // How long to wait for another process that holds the database's lock: long enough for
   // another fa4-analyze to record a large batch, so concurrent writers queue rather than fail.
   std::chrono::milliseconds busy_timeout{30000};
@@ -223,8 +228,13 @@ class Store {
   // Opens `path` (":memory:" for a private in-memory database): creates a new database, or opens
   // an fa4-analyze database and migrates it to the latest schema. Refuses, without modifying the
   // file, anything else: a file that is not SQLite, an SQLite database of another program, a
-  // database of a newer schema, a read-only file or folder, a database locked by another process.
+  // database of a newer schema, a damaged database (see check_integrity), a read-only file or
+  // folder, a database locked by another process.
   static Result<Store> open(const std::string& path, const OpenOptions& options = {});
+
+  // The integrity check (PRAGMA integrity_check up to 16 MiB, quick_check above): an error that
+  // names the damage and how to recover from it, or Ok.
+  Status check_integrity() const;
 
   const std::string& path() const { return path_; }
 

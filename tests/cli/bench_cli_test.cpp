@@ -28,6 +28,14 @@ TEST_F(BenchCli, KernelsSaysWhatIsMissingAndSucceeds) {
       << r.out;
 }
 
+// A CUDA build on a machine without a device once printed "no CUDA device: no CUDA device: ...".
+TEST_F(BenchCli, KernelsNamesTheMissingDeviceOnce) {
+  const std::string out = run("kernels").out;
+  const std::size_t first = out.find("no CUDA device");
+  if (first == std::string::npos) GTEST_SKIP() << "a build without CUDA: " << out;
+  EXPECT_EQ(out.find("no CUDA device", first + 1), std::string::npos) << out;
+}
+
 TEST_F(BenchCli, BenchWithoutADeviceIsAClearErrorAndWritesNoDatabase) {
   const Outcome r = run("bench --kernel naive,fa2 --seqlen 1024");
   EXPECT_EQ(r.code, 1);

@@ -14,6 +14,10 @@
 
 namespace fa4::testing {
 
+// The exit status a run_script script gives for "this machine cannot set that up" (the test then
+// says skipped).
+inline constexpr int kCannotSetUp = 77;
+
 struct Outcome {
   int code = -1;
   std::string out, err;
@@ -42,6 +46,24 @@ class CliTest : public ::testing::Test {
     const auto out = dir_ / "stdout", err = dir_ / "stderr";
     const std::string command = std::string("cd '") + dir_.string() + "' && FA4_DB= '" FA4_CLI "' " +
                                 args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+
+  // Copies a database shipped in data/runs (real runs) into the test's folder as `name`.
+  void copy_shipped_db(const std::string& shipped, const std::string& name) {
+    std::filesystem::copy_file(std::filesystem::path(FA4_SOURCE_DIR) / "data/runs" / shipped,
+                               dir_ / name, std::filesystem::copy_options::overwrite_existing);
+  }
+
+  // Runs a shell script in the test's folder, through `wrapper` (e.g. "unshare -m": a private
+  // mount namespace) when given, with the executable in $CLI and FA4_DB unset.
+  Outcome run_script(const std::string& script, const std::string& wrapper = "") {
+    const auto file = dir_ / "script.sh", out = dir_ / "stdout", err = dir_ / "stderr";
+    std::ofstream(file) << "CLI='" FA4_CLI "'\nexport FA4_DB=\n" << script << "\n";
+    const std::string command = "cd '" + dir_.string() + "' && " + wrapper + " sh '" +
+                                file.string() + "' >'" + out.string() + "' 2>'" + err.string() +
+                                "'";
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   }
