@@ -8,6 +8,7 @@
 
 #include "open_store.hpp"
 #include "context.hpp"
+#include "core/count_noun.hpp"
 #include "hw/loader.hpp"
 #include "run_info.hpp"
 #include "store/store.hpp"
@@ -110,8 +111,8 @@ void run_ceilings(const Context& ctx, const CeilingsOptions& o) {
   info.cuda_version = bench::cuda_versions();
   const auto run_id = take(db.begin_run(info));
   take(db.record_ceilings(run_id, measured));
-  fmt::print("run {}: recorded {} ceilings in {}; use them with 'predict --ceilings measured'\n",
-             run_id, measured.size(), ctx.db_path);
+  fmt::print("run {}: recorded {} in {}; use them with 'predict --ceilings measured'\n", run_id,
+             count_noun(measured.size(), "ceiling"), ctx.db_path);
 }
 
 #endif

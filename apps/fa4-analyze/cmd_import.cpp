@@ -2,6 +2,7 @@
 // measurements tagged with their source, and published figures (data/published/*.json) into the
 // published table. Each file is one transaction: a malformed line loads nothing of its file;
 // importing a file again adds nothing.
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -10,6 +11,8 @@
 
 #include "open_store.hpp"
 #include "context.hpp"
+#include "core/count_noun.hpp"
+#include "hw/loader.hpp"
 #include "report/published.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"
@@ -39,20 +42,25 @@ void import_published(store::Store& db, const std::string& path) {
   std::vector<store::PublishedFigure> rows;
   for (const auto& f : figures) rows.push_back(to_store(f));
   take(db.record_published(rows));
-  fmt::print("{}: {} published figures recorded (a figure imported before is replaced)\n", path,
-             rows.size());
+  fmt::print("{}: {} recorded (a figure imported before is replaced)\n", path,
+             count_noun(rows.size(), "published figure"));
 }
 
 void import_peers(store::Store& db, const std::string& path, const Context& ctx) {
   std::ifstream in(path);
-  const auto runs = take(store::parse_peer_records(in, path, ctx.command_line));
+  const auto specs = take(hw::load_all_specs(ctx.models_dir));
+  const auto runs = take(store::parse_peer_records(in, path, ctx.command_line, specs));
   const store::ImportCounts counts = take(db.import_runs(runs));
-  fmt::print("{}: {} measurements added in {} new runs, {} already present\n", path, counts.added,
-             counts.runs, counts.already_present);
+  fmt::print("{}: {} added in {}, {} already present\n", path,
+             count_noun(counts.added, "measurement"), count_noun(counts.runs, "new run"),
+             counts.already_present);
 }
 
 void run_import(const Context& ctx, const ImportOptions& o) {
   for (const std::string& path : o.files) {
+    if (std::error_code ec; std::filesystem::is_directory(path, ec))
+      throw UserError(
+          fmt::format("{} is a folder: give the files in it (e.g. {}/*.jsonl)", path, path));
     if (!std::ifstream(path))
       throw UserError(fmt::format("cannot read {}: check the path (peer results are JSON Lines "
                                   "from scripts/peers/torch_peers.py; published figures are "

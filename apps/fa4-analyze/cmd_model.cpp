@@ -37,11 +37,7 @@ void run_model(const Context& ctx, const ModelOptions& o) {
   options.pass = take(parse_pass(o.pass));
   if (!o.tile.empty()) options.tile = take(model::parse_tile(o.tile));
   options.exp_emulation = o.exp_emulation;
-  if (o.no_conditional_rescale) {
-    if (options.algorithm != model::Algorithm::fa4)
-      throw UserError("--no-conditional-rescale is one of FA4's techniques: use it with --kernel fa4");
-    options.conditional_rescale = false;
-  }
+  if (o.no_conditional_rescale) options.conditional_rescale = false;
   options.two_cta = o.two_cta;
   const model::Prediction p = take(model::predict(gpu, o.shape.shape(), options));
   if (o.json)

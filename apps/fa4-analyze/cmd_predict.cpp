@@ -1,15 +1,18 @@
 // fa4-analyze predict: model whole sweeps on GPU models and record every prediction.
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "open_store.hpp"
 #include "ceilings_option.hpp"
 #include "context.hpp"
+#include "core/count_noun.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
-#include "model/algorithm_traits.hpp"
+#include "orchestration/predict_run.hpp"
+#include "progress.hpp"
 #include "run_info.hpp"
 #include "store/store.hpp"
 #include "user_error.hpp"
@@ -47,49 +50,44 @@ std::vector<model::Algorithm> pick_kernels(const std::vector<std::string>& names
 
 void run_predict(const Context& ctx, const PredictOptions& o) {
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
-  const auto gpus = pick_gpus(ctx, specs, o);
-  const auto kernels = pick_kernels(o.kernels);
-  std::vector<Pass> passes;
-  for (const auto& p : o.passes) passes.push_back(take(parse_pass(p)));
-  std::vector<Sweep> sweeps;
-  for (const auto& file : o.sweeps) sweeps.push_back(take(load_sweep(file)));
-
-  // Model everything first, then record it in one transaction: a failure records nothing.
-  std::vector<model::Prediction> predictions;
-  std::size_t skipped = 0;
-  std::string first_skip;
-  for (const hw::Spec& gpu : gpus)
-    for (model::Algorithm algorithm : kernels) {
-      if (auto reason = model::unsupported_reason(gpu, algorithm)) {
-        ++skipped;
-        continue;
-      }
-      for (Pass pass : passes)
-        for (const Sweep& sweep : sweeps)
-          for (const AttnShape& shape : sweep.shapes) {
-            model::Options options;
-            options.algorithm = algorithm;
-            options.pass = pass;
-            auto p = model::predict(gpu, shape, options);
-            if (!p) {
-              if (first_skip.empty()) first_skip = p.error().message;
-              ++skipped;
-              continue;
-            }
-            predictions.push_back(std::move(p).value());
-          }
+  orchestration::PredictPlan plan;
+  plan.gpus = pick_gpus(ctx, specs, o);
+  plan.algorithms = pick_kernels(o.kernels);
+  for (const auto& p : o.passes) plan.passes.push_back(take(parse_pass(p)));
+  std::set<AttnShape> seen;
+  std::size_t repeated = 0;  // a shape given again, in the same sweep or another
+  for (const auto& file : o.sweeps)
+    for (const AttnShape& shape : take(load_sweep(file)).shapes) {
+      if (seen.insert(shape).second)
+        plan.shapes.push_back(shape);
+      else
+        ++repeated;
     }
+
   std::string devices;
-  for (const hw::Spec& gpu : gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
-  auto db = open_store(ctx);
+  for (const hw::Spec& gpu : plan.gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
   store::RunInfo info = current_run_info(store::RunKind::predict, ctx, devices);
   if (o.ceilings == "measured") info.notes = "unit ceilings measured on the GPU (--ceilings measured)";
-  const auto run_id = take(db.record_prediction_run(info, predictions));
-  fmt::print("run {}: recorded {} predictions ({} GPU models, {} sweeps) in {}\n", run_id,
-             predictions.size(), gpus.size(), sweeps.size(), ctx.db_path);
-  if (skipped)
-    fmt::print("skipped {} (kernel, GPU) or (shape) combinations the model refuses, e.g.: {}\n",
-               skipped, first_skip.empty() ? "an algorithm that does not run on that GPU" : first_skip);
+  const auto out = [&] {
+    Progress progress("(shape, kernel, GPU, pass) combinations",
+                      orchestration::planned_predictions(plan));  // erased before the summary
+    return take(orchestration::predict_and_record(
+        plan, info, [&ctx]() -> Result<store::Store> { return open_store(ctx); },
+        [&progress](std::size_t done) { progress.update(done); }));
+  }();
+  fmt::print("run {}: recorded {} ({}, {}) in {}\n", out.run_id,
+             count_noun(out.recorded, "prediction"), count_noun(plan.gpus.size(), "GPU model"),
+             count_noun(o.sweeps.size(), "sweep"), ctx.db_path);
+  if (repeated)
+    fmt::print(
+        "{} modelled once: a shape is predicted once per command however often the "
+        "sweeps give it\n",
+        count_noun(repeated, "repeated shape"));
+  for (const std::string& pair : out.cannot_run) fmt::print("skipped {}\n", pair);
+  if (out.refused)
+    fmt::print("skipped {} the model refuses, e.g.: {}\n",
+               count_noun(out.refused, "(shape, kernel, GPU, pass) combination"),
+               out.first_refusal);
 }
 
 void setup(CLI::App& app, Context& ctx) {

@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "context.hpp"
+#include "core/count_noun.hpp"
+#include "integer_option.hpp"
 #include "open_store.hpp"
 #include "report/table_format.hpp"
 #include "store/store.hpp"
@@ -13,15 +15,68 @@
 namespace fa4::app {
 namespace {
 
+// Rows printed unless --limit says otherwise: a screenful or two, not a whole database.
+constexpr std::size_t kDefaultRowLimit = 1000;
+
 struct QueryOptions {
   std::string sql;
   std::string format = "table";
+  std::size_t limit = kDefaultRowLimit;  // 0: every row
+};
+
+// Prints the rows as they come: CSV and JSON a row at a time; the aligned table, which needs
+// every row's width, once they are all read (at most --limit of them).
+class RowPrinter {
+ public:
+  explicit RowPrinter(report::TableFormat format) : format_(format) {}
+
+  void columns(std::vector<std::string> names) {
+    for (std::string& name : names) table_.columns.emplace_back(std::move(name));
+    if (format_ == report::TableFormat::csv) fmt::print("{}", report::csv_header(table_.columns));
+  }
+  void row(std::vector<store::Value> cells) {
+    if (format_ == report::TableFormat::csv)
+      fmt::print("{}", report::csv_row(cells));
+    else if (format_ == report::TableFormat::json)
+      fmt::print("{}  {}", printed_ ? ",\n" : "[\n", report::json_object(table_.columns, cells));
+    else
+      table_.rows.push_back(std::move(cells));
+    ++printed_;
+  }
+  void finish() {
+    if (format_ == report::TableFormat::json) fmt::print("{}", printed_ ? "\n]\n" : "[]\n");
+    if (format_ == report::TableFormat::text) fmt::print("{}", report::format_text(table_));
+  }
+
+ private:
+  report::TableFormat format_;
+  report::Table table_;  // the columns; the rows only for the aligned table
+  std::size_t printed_ = 0;
 };
 
 void run_query(const Context& ctx, const QueryOptions& o) {
   const report::TableFormat format = take(report::parse_table_format(o.format));
   const auto db = open_store_for_reading(ctx);
-  fmt::print("{}", report::format_table(report::table_of(take(db.query(o.sql))), format));
+  RowPrinter printer(format);
+  std::size_t rows = 0;
+  bool more = false;  // a row beyond --limit exists
+  take(db.query_rows(
+      o.sql, [&](std::vector<std::string> names) { printer.columns(std::move(names)); },
+      [&](std::vector<store::Value> cells) {
+        if (o.limit > 0 && rows == o.limit) {
+          more = true;
+          return false;
+        }
+        printer.row(std::move(cells));
+        ++rows;
+        return true;
+      }));
+  printer.finish();
+  if (more)
+    fmt::print(stderr,
+               "query: printed the first {}; more remain: pass --limit N for more, --limit 0 "
+               "for all (csv and json print them as they come), or narrow the query\n",
+               count_noun(o.limit, "row"));
 }
 
 void setup(CLI::App& app, Context& ctx) {
@@ -34,6 +89,10 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_option("sql", o->sql, "The statement, e.g. \"SELECT * FROM v_runs\"")->required();
   c->add_option("--format", o->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
+  c->add_option("--limit", o->limit,
+                "Rows printed at most (default 1000; 0: all). csv and json print rows as they "
+                "come; the aligned table holds the rows it prints")
+      ->check(kDecimalInteger);
   c->callback([&ctx, o] { run_query(ctx, *o); });
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "context.hpp"
+#include "integer_option.hpp"
 #include "run_info.hpp"
 #include "user_error.hpp"
 
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   app.add_option("--busy-timeout", ctx.busy_timeout_ms,
                  "Milliseconds to wait for another process writing the database "
                  "(env FA4_BUSY_TIMEOUT_MS)")
+      ->check(kDecimalInteger)
       ->check(CLI::Range(0, 3600 * 1000));
   app.set_version_flag("--version", [] {
     return fmt::format("fa4-analyze {} (revision {})", FA4_VERSION, source_revision());

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
+#include "core/count_noun.hpp"
+#include "hw/loader.hpp"
 #include "run_info.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"
@@ -84,10 +86,13 @@ void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shap
   fs::remove(sweep);
   if (fs::exists(results) && fs::file_size(results) > 0) {
     std::ifstream in(results);
-    const auto runs = take(store::parse_peer_records(in, results.string(), ctx.command_line));
+    const auto specs = take(hw::load_all_specs(ctx.models_dir));
+    const auto runs =
+        take(store::parse_peer_records(in, results.string(), ctx.command_line, specs));
     auto db = open_store(ctx);
     const store::ImportCounts counts = take(db.import_runs(runs));
-    fmt::print("peers: {} measurements recorded from {}\n", counts.added, results.string());
+    fmt::print("peers: {} recorded from {}\n", count_noun(counts.added, "measurement"),
+               results.string());
   }
   if (code != 0)
     throw UserError(fmt::format("the peer runner ({}) exited with {}; what it finished is "

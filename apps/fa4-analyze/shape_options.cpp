@@ -1,19 +1,25 @@
 #include "shape_options.hpp"
 
+#include "integer_option.hpp"
 #include "user_error.hpp"
 
 namespace fa4::app {
 
 void ShapeOptions::add_to(CLI::App& c) {
   flags_ = {
-      c.add_option("--batch", batch_, "Batch size"),
-      c.add_option("--heads", heads_, "Query heads"),
-      c.add_option("--heads-kv", heads_kv_, "Key/value heads (GQA/MQA; default: --heads)"),
-      c.add_option("--seqlen", seqlen_, "Sequence length of queries and keys"),
-      c.add_option("--seqlen-q", seqlen_q_, "Query sequence length (default: --seqlen)"),
-      c.add_option("--seqlen-k", seqlen_k_, "Key sequence length (default: --seqlen)"),
-      c.add_option("--headdim", headdim_, "Head dimension of Q and K"),
-      c.add_option("--headdim-v", headdim_v_, "Head dimension of V and O (default: --headdim)"),
+      c.add_option("--batch", batch_, "Batch size")->check(kDecimalInteger),
+      c.add_option("--heads", heads_, "Query heads")->check(kDecimalInteger),
+      c.add_option("--heads-kv", heads_kv_, "Key/value heads (GQA/MQA; default: --heads)")
+          ->check(kDecimalInteger),
+      c.add_option("--seqlen", seqlen_, "Sequence length of queries and keys")
+          ->check(kDecimalInteger),
+      c.add_option("--seqlen-q", seqlen_q_, "Query sequence length (default: --seqlen)")
+          ->check(kDecimalInteger),
+      c.add_option("--seqlen-k", seqlen_k_, "Key sequence length (default: --seqlen)")
+          ->check(kDecimalInteger),
+      c.add_option("--headdim", headdim_, "Head dimension of Q and K")->check(kDecimalInteger),
+      c.add_option("--headdim-v", headdim_v_, "Head dimension of V and O (default: --headdim)")
+          ->check(kDecimalInteger),
       c.add_flag("--causal", causal_, "Causal mask (bottom-right aligned when seqlens differ)"),
       c.add_option("--dtype", dtype_, "Element type: bf16, fp16 or fp8"),
   };

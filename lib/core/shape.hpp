@@ -30,7 +30,7 @@ struct AttnShape {
   bool causal = false;           // bottom-right aligned when seqlen_q != seqlen_k
   Dtype dtype = Dtype::bf16;
 
-  friend bool operator==(const AttnShape&, const AttnShape&) = default;
+  friend auto operator<=>(const AttnShape&, const AttnShape&) = default;
 };
 
 // Refuses impossible shapes with the reason: zero/negative sizes, heads_q not divisible by

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/json_keys.hpp"
+
 namespace fa4 {
 namespace {
 
@@ -39,6 +41,11 @@ Result<Dtype> dtype_of(const json& object, const std::string& where) {
 // {"total_tokens", "hidden", "headdims": [...], "seqlens": [...], "causal": [...], "dtype"}:
 // batch = total_tokens / seqlen, heads = hidden / headdim (the FA2/FA3/FA4 papers' setting).
 Result<std::vector<AttnShape>> expand_grid(const json& grid, const std::string& where) {
+  if (!grid.is_object()) return Error{fmt::format("{}: expected an object", where)};
+  if (auto ok = check_known_keys(
+          grid, {"total_tokens", "hidden", "headdims", "seqlens", "causal", "dtype"}, where);
+      !ok)
+    return ok.error();
   auto tokens = positive_int(grid, "total_tokens", where);
   if (!tokens) return tokens.error();
   auto hidden = positive_int(grid, "hidden", where);
@@ -84,6 +91,12 @@ Result<std::vector<AttnShape>> expand_grid(const json& grid, const std::string& 
 
 Result<AttnShape> parse_shape(const json& o, const std::string& where) {
   if (!o.is_object()) return Error{fmt::format("{}: expected an object describing a shape", where)};
+  if (auto ok = check_known_keys(o,
+                                 {"batch", "heads", "heads_kv", "seqlen", "seqlen_q", "seqlen_k",
+                                  "headdim", "headdim_v", "causal", "dtype"},
+                                 where);
+      !ok)
+    return ok.error();
   AttnShape s;
   auto batch = positive_int(o, "batch", where);
   if (!batch) return batch.error();
@@ -131,6 +144,9 @@ Result<AttnShape> parse_shape(const json& o, const std::string& where) {
 
 Result<Sweep> parse_sweep(const json& doc, const std::string& origin) {
   if (!doc.is_object()) return Error{fmt::format("{}: expected a JSON object", origin)};
+  if (auto ok = check_known_keys(doc, {"name", "description", "grid", "shapes"}, origin + ": ");
+      !ok)
+    return ok.error();
   Sweep sweep;
   if (!doc.contains("name") || !doc.at("name").is_string())
     return Error{fmt::format("{}: /name: missing; expected a string", origin)};
@@ -157,16 +173,18 @@ Result<Sweep> parse_sweep(const json& doc, const std::string& origin) {
 }
 
 Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // a syntax error, or a number too large for a double
-    return Error{fmt::format("{}: not valid JSON ({}); fix the file", origin, e.what())};
-  }
-  return parse_sweep(doc, origin);
+  auto doc = parse_json_without_duplicate_keys(text, origin);
+  if (!doc) return doc.error();
+  return parse_sweep(*doc, origin);
 }
 
 Result<Sweep> load_sweep(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    return Error{
+        fmt::format("{}: is a folder, not a sweep file; give a JSON file such as "
+                    "data/sweeps/fa3-paper.json",
+                    file.string())};
   std::ifstream in(file, std::ios::binary);
   if (!in)
     return Error{fmt::format("{}: cannot open the sweep file; check the path (sweeps ship in "

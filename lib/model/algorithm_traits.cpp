@@ -66,6 +66,41 @@ std::optional<std::string> unsupported_reason(const hw::Spec& gpu, Algorithm alg
   return std::nullopt;
 }
 
+std::optional<std::string> unsupported_headdim_reason(const AttnShape& s, Algorithm algorithm) {
+  constexpr std::int64_t kHeaddimStep = 8, kMaxFusedHeaddim = 256;
+  if (algorithm == Algorithm::naive) return std::nullopt;
+  for (const auto& [name, d] : {std::pair{"headdim", s.headdim}, {"headdim-v", s.headdim_v}})
+    if (d % kHeaddimStep != 0 || d > kMaxFusedHeaddim)
+      return fmt::format(
+          "{} = {}: {} kernels take head dims that are multiples of {} up to {} (their MMAs read "
+          "rows of 16-byte vectors; FlashAttention pads other sizes up to one): use e.g. {}",
+          name, d, to_string(algorithm), kHeaddimStep, kMaxFusedHeaddim,
+          std::min(kMaxFusedHeaddim, (d + kHeaddimStep - 1) / kHeaddimStep * kHeaddimStep));
+  return std::nullopt;
+}
+
+std::optional<std::string> unsupported_tile_reason(const hw::Spec& gpu, Algorithm algorithm,
+                                                   Tile tile) {
+  constexpr int kKeyStep = 16, kMaxExtent = 256;
+  if (algorithm == Algorithm::naive) return std::nullopt;  // cuBLAS tiles its GEMMs itself
+  const char* mma = "mma.sync's 16 rows per warp";
+  int row_step = 16;
+  if (algorithm == Algorithm::fa4 && is_blackwell(gpu)) {
+    mma = "tcgen05's 128 rows per CTA";
+    row_step = 128;
+  } else if (algorithm != Algorithm::fa2) {
+    mma = "wgmma's 64 rows per warpgroup";
+    row_step = 64;
+  }
+  if (tile.m % row_step != 0 || tile.n % kKeyStep != 0 || tile.m > kMaxExtent ||
+      tile.n > kMaxExtent)
+    return fmt::format(
+        "tile {}x{}: {} on {} takes query rows in multiples of {} ({}) and keys "
+        "in multiples of {} (the P V MMA's K step), each at most {}",
+        tile.m, tile.n, to_string(algorithm), gpu.name, row_step, mma, kKeyStep, kMaxExtent);
+  return std::nullopt;
+}
+
 int fa2_warps(const AttnShape& s) { return max_headdim(s) <= 128 ? 4 : 8; }
 
 double smem_footprint_bytes(const hw::Spec&, const AttnShape& s, Algorithm algorithm, Pass pass,

@@ -22,6 +22,18 @@ double mma_sync_share(const hw::Spec& gpu);
 // Why the algorithm cannot run on this GPU, or nothing.
 std::optional<std::string> unsupported_reason(const hw::Spec& gpu, Algorithm algorithm);
 
+// Why no kernel of this algorithm can take these head dims, or nothing. The fused kernels
+// (fa2, fa3, fa4) take head dims up to 256 in multiples of 8 (FlashAttention pads others to
+// one); naive's cuBLAS GEMMs take any.
+std::optional<std::string> unsupported_headdim_reason(const AttnShape& shape, Algorithm algorithm);
+
+// Why the algorithm's MMAs cannot form this tile on this GPU, or nothing: query rows in steps
+// of the MMA's M per warp (mma.sync 16), warpgroup (wgmma 64) or CTA (tcgen05 128), keys in
+// steps of 16 (the P V MMA's K step), both at most 256 (the largest MMA N). Naive has no tile of
+// its own (cuBLAS tiles its GEMMs).
+std::optional<std::string> unsupported_tile_reason(const hw::Spec& gpu, Algorithm algorithm,
+                                                   Tile tile);
+
 // FA2-style kernels keep the warps' whole tile of K and V in their own reads (ldmatrix).
 int fa2_warps(const AttnShape& shape);
 

@@ -318,7 +318,8 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
 Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
   if (auto ok = validate(s); !ok) return ok.error();
   if (auto reason = unsupported_reason(gpu, o.algorithm)) return Error{*reason};
-  if (o.exp_emulation && (*o.exp_emulation < 0 || *o.exp_emulation > 1))
+  if (auto reason = unsupported_headdim_reason(s, o.algorithm)) return Error{*reason};
+  if (o.exp_emulation && !(*o.exp_emulation >= 0 && *o.exp_emulation <= 1))  // NaN included
     return Error{fmt::format("--exp-emulation {} is not a share: give a number from 0 to 1",
                              *o.exp_emulation)};
   if (o.deterministic && (o.pass != Pass::bwd || !is_persistent(o.algorithm)))
@@ -327,11 +328,16 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         "with --pass bwd and --kernel fa3 or fa4"};
   if (o.exp_emulation && o.algorithm != Algorithm::fa4)
     return Error{"--exp-emulation is one of FA4's softmax techniques: use it with --kernel fa4"};
+  if (o.tile && o.algorithm == Algorithm::naive)
+    return Error{"--tile: naive has no tile of its own (cuBLAS tiles its GEMMs): leave it out"};
+  if (o.conditional_rescale && o.algorithm != Algorithm::fa4)
+    return Error{"--no-conditional-rescale is one of FA4's techniques: use it with --kernel fa4"};
   return Ok{};
 }
 
 // The tile fits in the SM's shared memory and tensor memory.
 Status check_tile_fits(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile tile) {
+  if (auto reason = unsupported_tile_reason(gpu, o.algorithm, tile)) return Error{*reason};
   const double smem = smem_footprint_bytes(gpu, s, o.algorithm, o.pass, tile);
   if (smem > gpu.per_sm.smem_capacity_bytes)
     return Error{fmt::format(

@@ -81,9 +81,12 @@ double backward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm al
 Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Options& o,
                                Tile t) {
   if (auto reason = unsupported_reason(gpu, o.algorithm)) return Error{*reason};
-  if (o.pass == Pass::bwd && o.two_cta && !(o.algorithm == Algorithm::fa4 && is_blackwell(gpu)))
-    return Error{"--two-cta is FA4's backward on Blackwell (tcgen05 cta_group::2); drop it or "
-                 "model fa4 on a Blackwell GPU"};
+  if (o.two_cta && !(o.algorithm == Algorithm::fa4 && o.pass == Pass::bwd && is_blackwell(gpu)))
+    return Error{
+        fmt::format("--two-cta is FA4's backward on Blackwell (tcgen05 cta_group::2); "
+                    "{} {} on {} has no 2-CTA mode: drop it or model fa4 --pass bwd on "
+                    "a Blackwell GPU",
+                    to_string(o.algorithm), to_string(o.pass), gpu.name)};
   const double rate = mma_rate(gpu, s.dtype, o.algorithm);
   if (rate <= 0)
     return Error{fmt::format("{} has no tensor-core rate for {}: pick another --dtype", gpu.name,

@@ -9,7 +9,10 @@
 namespace fa4::model {
 namespace {
 
-constexpr double kMaxScale = 100;
+// A what-if is a plausible chip: each unit at most 64x faster or slower than the real one (the
+// shipped models span about 2x per unit, A100 to B300); beyond that the model's fitted overlap
+// factors mean nothing and the cycle counts overflow any sensible print.
+constexpr double kMinScale = 1.0 / 64, kMaxScale = 64;
 constexpr int kShareSteps = 64;
 constexpr double kSameTime = 1e-9;  // relative: predictions this close are a tie
 
@@ -51,10 +54,12 @@ Result<UnitScale> parse_unit_scale(std::string_view text) {
     return Error{fmt::format("--scale '{}': no unit '{}'; the units are {}", text, name,
                              known_units())};
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), out.factor);
-  if (ec != std::errc{} || end != number.data() + number.size() || !(out.factor > 0) ||
-      out.factor > kMaxScale)
-    return Error{fmt::format("--scale '{}': the factor must be a number above 0 and at most {:g}",
-                             text, kMaxScale)};
+  if (ec != std::errc{} || end != number.data() + number.size() || !(out.factor >= kMinScale) ||
+      !(out.factor <= kMaxScale))
+    return Error{
+        fmt::format("--scale '{}': the factor must be a number from 1/64 ({:g}) to {:g}: "
+                    "a unit scaled further is no chip the model's fitted factors describe",
+                    text, kMinScale, kMaxScale)};
   return out;
 }
 
@@ -80,6 +85,7 @@ hw::Spec scaled_spec(const hw::Spec& gpu, std::span<const UnitScale> scales) {
       case ScalableUnit::sms: s.sms = std::max(1, int(std::lround(s.sms * f))); break;
     }
     changes += fmt::format("{}{} x{:g}", changes.empty() ? "" : ", ", to_string(scale.unit), f);
+    if (scale.unit == ScalableUnit::sms) changes += fmt::format(": {} SMs", s.sms);
   }
   if (!changes.empty()) {
     s.id = fmt::format("{} ({})", gpu.id, changes);

@@ -19,7 +19,7 @@ namespace fa4::model {
 //   mma    tensor-core FLOP/clk/SM (every dtype)   mufu   MUFU ex2/clk/SM
 //   fma    FP32 lanes/clk/SM                       smem   shared-memory bytes/clk/SM
 //   hbm    HBM bytes/s                             clock  the SM clock (peak and boost)
-//   sms    the number of SMs (rounded to a whole SM)
+//   sms    the number of SMs (rounded to a whole SM, at least one)
 enum class ScalableUnit { mma, mufu, fma, smem, hbm, clock, sms };
 inline constexpr ScalableUnit kAllScalableUnits[] = {
     ScalableUnit::mma, ScalableUnit::mufu,  ScalableUnit::fma, ScalableUnit::smem,
@@ -31,7 +31,7 @@ struct UnitScale {
   double factor = 1;
 };
 
-// "mufu=2", "sms=1.1": a unit name, '=', a factor > 0 and at most 100.
+// "mufu=2", "sms=1.1": a unit name, '=', a factor from 1/64 to 64.
 Result<UnitScale> parse_unit_scale(std::string_view text);
 
 // `gpu` with each scale applied; its id and name say what changed ("b200 (mufu x2)").

@@ -119,32 +119,41 @@ std::string format_text(const Table& table, const TextOptions& options) {
   return out;
 }
 
-std::string format_csv(const Table& table) {
+std::string csv_header(const std::vector<Column>& columns) {
   std::string out;
-  const auto line = [&](const auto& fields, const auto& text_of) {
-    for (std::size_t c = 0; c < fields.size(); ++c) {
-      if (c > 0) out += ',';
-      out += csv_field(text_of(fields[c]));
-    }
-    out += '\n';
-  };
-  line(table.columns, [](const Column& column) { return column.title; });
-  for (const auto& row : table.rows)
-    line(row, [](const Cell& cell) { return cell_text(cell, ""); });
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    (out += c > 0 ? "," : "") += csv_field(columns[c].title);
+  return out += '\n';
+}
+
+std::string csv_row(const std::vector<Cell>& row) {
+  std::string out;
+  for (std::size_t c = 0; c < row.size(); ++c)
+    (out += c > 0 ? "," : "") += csv_field(cell_text(row[c], ""));
+  return out += '\n';
+}
+
+std::string json_object(const std::vector<Column>& columns, const std::vector<Cell>& row) {
+  std::string out = "{";
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (c > 0) out += ", ";
+    out += json_string(columns[c].title) + ": " + json_value(row[c]);
+  }
+  return out += "}";
+}
+
+std::string format_csv(const Table& table) {
+  std::string out = csv_header(table.columns);
+  for (const auto& row : table.rows) out += csv_row(row);
   return out;
 }
 
 std::string format_json(const Table& table) {
   if (table.rows.empty()) return "[]\n";
   std::string out = "[\n";
-  for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    out += "  {";
-    for (std::size_t c = 0; c < table.columns.size(); ++c) {
-      if (c > 0) out += ", ";
-      out += json_string(table.columns[c].title) + ": " + json_value(table.rows[r][c]);
-    }
-    out += r + 1 < table.rows.size() ? "},\n" : "}\n";
-  }
+  for (std::size_t r = 0; r < table.rows.size(); ++r)
+    out += "  " + json_object(table.columns, table.rows[r]) +
+           (r + 1 < table.rows.size() ? ",\n" : "\n");
   return out + "]\n";
 }
 

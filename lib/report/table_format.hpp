@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.hpp"
 #include "report/table.hpp"
@@ -32,5 +33,11 @@ std::string format_csv(const Table& table);
 std::string format_json(const Table& table);
 
 std::string format_table(const Table& table, TableFormat format);
+
+// The pieces of format_csv and format_json, for output that streams a row at a time: the CSV
+// header line, one CSV line, and one row as a JSON object (no line break).
+std::string csv_header(const std::vector<Column>& columns);
+std::string csv_row(const std::vector<Cell>& row);
+std::string json_object(const std::vector<Column>& columns, const std::vector<Cell>& row);
 
 }  // namespace fa4::report

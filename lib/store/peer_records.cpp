@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hw/loader.hpp"
+
 namespace fa4::store {
 namespace {
 
@@ -82,6 +84,46 @@ std::string versions_text(const json& record) {
   return out;
 }
 
+// The record's statistics describe its own samples: min <= p25 <= median <= p75 <= max, and every
+// sample within [min, max] (to a relative 1e-9 for the writer's rounding).
+void check_statistics(const Measurement& m) {
+  constexpr double kRounding = 1e-9;
+  const std::pair<const char*, double> order[] = {{"min_s", m.min_s},
+                                                  {"p25_s", m.p25_s},
+                                                  {"median_s", m.median_s},
+                                                  {"p75_s", m.p75_s},
+                                                  {"max_s", m.max_s}};
+  for (std::size_t i = 1; i < std::size(order); ++i)
+    if (order[i].second < order[i - 1].second * (1 - kRounding))
+      throw FieldError{
+          fmt::format("\"{}\" = {:g} is below \"{}\" = {:g}: the statistics contradict "
+                      "themselves (expected min <= p25 <= median <= p75 <= max)",
+                      order[i].first, order[i].second, order[i - 1].first, order[i - 1].second)};
+  for (double sample : m.samples_s)
+    if (sample < m.min_s * (1 - kRounding) || sample > m.max_s * (1 + kRounding))
+      throw FieldError{
+          fmt::format("\"samples_s\" holds {:g}, outside [min_s, max_s] = [{:g}, {:g}]", sample,
+                      m.min_s, m.max_s)};
+}
+
+// A measured rate above the GPU's dense tensor-core peak at its boost clock, by more than
+// kPeakMargin, is a wrong time or a wrong shape: no kernel beats the tensor cores. The margin
+// covers the event timer's resolution on short kernels (about 0.5 us of a 5-10 us kernel).
+constexpr double kPeakMargin = 1.10;
+
+void check_against_peak(const Measurement& m, const std::vector<hw::Spec>& specs) {
+  const hw::Spec* gpu = hw::match_device_name(specs, m.device);
+  if (!gpu || m.status != MeasurementStatus::ok) return;
+  const double peak =
+      gpu->peak_flops(m.shape.dtype) * gpu->boost_clock_mhz / gpu->peak_clock_mhz / 1e12;
+  if (m.tflops > peak * kPeakMargin)
+    throw FieldError{fmt::format(
+        "median_s = {:g} s gives {:.4g} TFLOP/s for {} {}, above the {} dense {} peak at its "
+        "boost clock ({:.0f} TFLOP/s) by more than {:.0f}%: the time or the shape is wrong",
+        m.median_s, m.tflops, describe(m.shape), to_string(m.pass), gpu->name,
+        to_string(m.shape.dtype), peak, 100 * (kPeakMargin - 1))};
+}
+
 Measurement parse_measurement(const json& r, const std::string& run) {
   Measurement m;
   m.kernel = text(r, "kernel");
@@ -114,6 +156,7 @@ Measurement parse_measurement(const json& r, const std::string& run) {
         throw FieldError{"\"samples_s\" holds a value that is not a positive number"};
       m.samples_s.push_back(s.get<double>());
     }
+    check_statistics(m);
     m.tflops = attention_flops(m.shape, m.pass) / m.median_s / 1e12;
   }
   m.import_key = fmt::format("{}/{}/{}/{}", run, m.kernel, to_string(m.pass), describe(m.shape));
@@ -139,7 +182,8 @@ RunInfo run_info(const json& r, const std::string& run, const std::string& origi
 }  // namespace
 
 Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std::string& origin,
-                                                    const std::string& command_line) {
+                                                    const std::string& command_line,
+                                                    const std::vector<hw::Spec>& specs) {
   std::vector<ImportedRun> runs;
   std::map<std::string, std::size_t> run_index;
   std::string line;
@@ -156,6 +200,7 @@ Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std:
                                      schema)};
       const std::string run = text(record, "run");
       Measurement m = parse_measurement(record, run);
+      check_against_peak(m, specs);
       auto [at, inserted] = run_index.try_emplace(run, runs.size());
       if (inserted) runs.push_back({run_info(record, run, origin, command_line), {}});
       runs[at->second].measurements.push_back(std::move(m));

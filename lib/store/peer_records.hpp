@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "hw/spec.hpp"
 #include "store/store.hpp"
 
 namespace fa4::store {
@@ -16,7 +17,11 @@ namespace fa4::store {
 // import_key is "<run>/<kernel>/<pass>/<problem>"; its TFLOP/s is recomputed from the median
 // time with this project's FLOP convention. Errors name `origin`, the line number and the field.
 // `command_line` is stored on each run; its notes say the peer's versions and `origin`.
+// A record whose statistics contradict themselves (a median outside [min, max]...) or whose
+// TFLOP/s exceed the dense peak of its device's model in `specs` (matched by device name) by
+// more than 10% is refused with its line.
 Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std::string& origin,
-                                                    const std::string& command_line);
+                                                    const std::string& command_line,
+                                                    const std::vector<hw::Spec>& specs);
 
 }  // namespace fa4::store

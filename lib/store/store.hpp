@@ -5,7 +5,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -192,6 +195,34 @@ struct OpenOptions {
   std::chrono::milliseconds busy_timeout{30000};
 };
 
+class PredictionInserter;
+
+// A prediction run recorded in batches inside one transaction, so that memory stays bounded
+// however many predictions the run has: nothing is visible to readers, or kept, unless commit()
+// succeeds; destroyed uncommitted, it rolls back. The Store that began it must outlive it.
+class PredictionRunWriter {
+ public:
+  PredictionRunWriter(PredictionRunWriter&&) noexcept;
+  PredictionRunWriter& operator=(PredictionRunWriter&&) = delete;
+  ~PredictionRunWriter();
+
+  // Records a batch with its factors; on an error the whole run is to be abandoned.
+  Status add(std::span<const model::Prediction> batch);
+  std::size_t recorded() const { return recorded_; }
+  // Commits the run; its id.
+  Result<std::int64_t> commit();
+
+ private:
+  friend class Store;
+  PredictionRunWriter(std::string path, Transaction tx, std::int64_t run_id,
+                      std::unique_ptr<PredictionInserter> inserter);
+  std::string path_;
+  Transaction tx_;
+  std::int64_t run_id_;
+  std::unique_ptr<PredictionInserter> inserter_;
+  std::size_t recorded_ = 0;
+};
+
 class Store {
  public:
   // Opens `path` (":memory:" for a private in-memory database): creates a new database, or opens
@@ -215,6 +246,8 @@ class Store {
       std::int64_t run_id, const std::vector<model::Prediction>& predictions);
   // Starts a run and records its predictions in one transaction: a run whose recording is
   // interrupted (killed, disk full) leaves nothing behind. Returns the run's id.
+  // Starts a run whose predictions come in batches (a sweep of any size in bounded memory).
+  Result<PredictionRunWriter> begin_prediction_run(const RunInfo& info);
   Result<std::int64_t> record_prediction_run(const RunInfo& info,
                                              const std::vector<model::Prediction>& predictions);
   // Records one measurement and its samples in one transaction; returns the measurement's id.
@@ -232,6 +265,11 @@ class Store {
   // Runs one read-only statement that returns rows. Statements that would write (DROP, INSERT,
   // ...) or change the connection (BEGIN, ATTACH, PRAGMA x = y) are refused.
   Result<QueryResult> query(std::string_view sql) const;
+  // The same statement's rows one at a time, in bounded memory: its column names first, then
+  // each row until the rows end or `on_row` returns false.
+  Status query_rows(std::string_view sql,
+                    const std::function<void(std::vector<std::string>)>& on_columns,
+                    const std::function<bool(std::vector<Value>)>& on_row) const;
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;

@@ -122,7 +122,9 @@ Result<std::vector<RunRow>> Store::list_runs() const {
   }
 }
 
-Result<QueryResult> Store::query(std::string_view sql) const {
+Status Store::query_rows(std::string_view sql,
+                         const std::function<void(std::vector<std::string>)>& on_columns,
+                         const std::function<bool(std::vector<Value>)>& on_row) const {
   auto statement = Statement::prepare(db_.get(), sql);
   if (!statement) return statement.error();
   if (!sqlite3_stmt_readonly(statement->handle()) || statement->column_count() == 0) {
@@ -133,16 +135,29 @@ Result<QueryResult> Store::query(std::string_view sql) const {
   }
   QueryOnly query_only(db_.get());
   if (auto on = query_only.enable(); !on) return on.error();
-  QueryResult table;
-  for (int c = 0; c < statement->column_count(); ++c)
-    table.columns.push_back(statement->column_name(c));
+  std::vector<std::string> columns;
+  for (int c = 0; c < statement->column_count(); ++c) columns.push_back(statement->column_name(c));
+  on_columns(std::move(columns));
   for (;;) {
     auto more = statement->step();
     if (!more) return more.error();
-    if (!*more) return table;
-    auto& row = table.rows.emplace_back();
+    if (!*more) return Ok{};
+    std::vector<Value> row;
     for (int c = 0; c < statement->column_count(); ++c) row.push_back(read_value(*statement, c));
+    if (!on_row(std::move(row))) return Ok{};
   }
+}
+
+Result<QueryResult> Store::query(std::string_view sql) const {
+  QueryResult table;
+  auto done = query_rows(
+      sql, [&](std::vector<std::string> columns) { table.columns = std::move(columns); },
+      [&](std::vector<Value> row) {
+        table.rows.push_back(std::move(row));
+        return true;
+      });
+  if (!done) return done.error();
+  return table;
 }
 
 Result<std::vector<ReportRow>> Store::predictions_for_report() const {

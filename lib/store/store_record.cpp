@@ -80,6 +80,81 @@ Status insert_factors(Statement& insert, std::int64_t prediction_id, const model
 
 }  // namespace
 
+// The two prepared INSERTs of a prediction and its factors, reused for every prediction.
+class PredictionInserter {
+ public:
+  static Result<PredictionInserter> prepare(sqlite3* db) {
+    auto insert = Statement::prepare(
+        db, fmt::format("INSERT INTO predictions (run_id, {}, {}) VALUES ({})", kProblemColumns,
+                        kPredictionColumns,
+                        placeholders(1 + kProblemColumnCount + kPredictionColumnCount)));
+    if (!insert) return insert.error();
+    auto insert_factor = Statement::prepare(
+        db,
+        "INSERT INTO prediction_factors (prediction_id, position, name, value, meaning, "
+        "fitted_to) VALUES (?, ?, ?, ?, ?, ?)");
+    if (!insert_factor) return insert_factor.error();
+    return PredictionInserter(db, std::move(insert).value(), std::move(insert_factor).value());
+  }
+
+  // Inserts one prediction with its factors; its id. An error names the prediction by its
+  // position among `total`.
+  Result<std::int64_t> insert(std::int64_t run_id, const model::Prediction& p, std::size_t position,
+                              std::size_t total, const std::string& path) {
+    insert_.reset();
+    bind_prediction(insert_, run_id, p);
+    Status done = insert_.run();
+    const std::int64_t id = sqlite3_last_insert_rowid(db_);
+    if (done) done = insert_factors(insert_factor_, id, p);
+    if (done) return id;
+    const bool null = done.error().message.find("NOT NULL") != std::string::npos;
+    return Error{
+        fmt::format("{}: recorded none of the {} predictions: prediction {} ({} {} {} on {}): {}{}",
+                    path, total, position + 1, model::to_string(p.algorithm), to_string(p.pass),
+                    describe(p.shape), p.gpu, done.error().message,
+                    null ? " (SQLite stores NaN as NULL: the model produced a NaN)" : "")};
+  }
+
+ private:
+  PredictionInserter(sqlite3* db, Statement insert, Statement insert_factor)
+      : db_(db), insert_(std::move(insert)), insert_factor_(std::move(insert_factor)) {}
+  sqlite3* db_;
+  Statement insert_;
+  Statement insert_factor_;
+};
+
+PredictionRunWriter::PredictionRunWriter(std::string path, Transaction tx, std::int64_t run_id,
+                                         std::unique_ptr<PredictionInserter> inserter)
+    : path_(std::move(path)), tx_(std::move(tx)), run_id_(run_id), inserter_(std::move(inserter)) {}
+PredictionRunWriter::PredictionRunWriter(PredictionRunWriter&&) noexcept = default;
+PredictionRunWriter::~PredictionRunWriter() = default;
+
+Status PredictionRunWriter::add(std::span<const model::Prediction> batch) {
+  const std::size_t total = recorded_ + batch.size();
+  for (const model::Prediction& p : batch) {
+    auto id = inserter_->insert(run_id_, p, recorded_, total, path_);
+    if (!id) return id.error();
+    ++recorded_;
+  }
+  return Ok{};
+}
+
+Result<std::int64_t> PredictionRunWriter::commit() {
+  if (auto committed = tx_.commit(); !committed) return committed.error();
+  return run_id_;
+}
+
+Result<PredictionRunWriter> Store::begin_prediction_run(const RunInfo& info) {
+  auto tx = Transaction::begin(db_.get());
+  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
+  auto run_id = begin_run(info);
+  if (!run_id) return run_id.error();
+  auto inserter = PredictionInserter::prepare(db_.get());
+  if (!inserter) return inserter.error();
+  return PredictionRunWriter(path_, std::move(tx).value(), *run_id,
+                             std::make_unique<PredictionInserter>(std::move(inserter).value()));
+}
+
 std::string_view to_string(RunKind kind) {
   switch (kind) {
     case RunKind::predict:
@@ -136,45 +211,21 @@ Result<std::vector<std::int64_t>> Store::record_predictions(
 
 Result<std::int64_t> Store::record_prediction_run(
     const RunInfo& info, const std::vector<model::Prediction>& predictions) {
-  auto tx = Transaction::begin(db_.get());
-  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
-  auto run_id = begin_run(info);
-  if (!run_id) return run_id;
-  if (auto done = insert_predictions(*run_id, predictions); !done) return done.error();
-  if (auto committed = tx->commit(); !committed) return committed.error();
-  return run_id;
+  auto writer = begin_prediction_run(info);
+  if (!writer) return writer.error();
+  if (auto done = writer->add(predictions); !done) return done.error();
+  return writer->commit();
 }
 
 Result<std::vector<std::int64_t>> Store::insert_predictions(
     std::int64_t run_id, const std::vector<model::Prediction>& predictions) {
-  auto insert = Statement::prepare(
-      db_.get(), fmt::format("INSERT INTO predictions (run_id, {}, {}) VALUES ({})",
-                             kProblemColumns, kPredictionColumns,
-                             placeholders(1 + kProblemColumnCount + kPredictionColumnCount)));
-  if (!insert) return insert.error();
-  auto insert_factor = Statement::prepare(
-      db_.get(),
-      "INSERT INTO prediction_factors (prediction_id, position, name, value, meaning, fitted_to) "
-      "VALUES (?, ?, ?, ?, ?, ?)");
-  if (!insert_factor) return insert_factor.error();
+  auto inserter = PredictionInserter::prepare(db_.get());
+  if (!inserter) return inserter.error();
   std::vector<std::int64_t> ids;
   for (std::size_t i = 0; i < predictions.size(); ++i) {
-    const model::Prediction& p = predictions[i];
-    insert->reset();
-    bind_prediction(*insert, run_id, p);
-    Status done = insert->run();
-    if (done) {
-      ids.push_back(sqlite3_last_insert_rowid(db_.get()));
-      done = insert_factors(*insert_factor, ids.back(), p);
-    }
-    if (!done) {
-      const bool null = done.error().message.find("NOT NULL") != std::string::npos;
-      return Error{fmt::format(
-          "{}: recorded none of the {} predictions: prediction {} ({} {} {} on {}): {}{}", path_,
-          predictions.size(), i + 1, model::to_string(p.algorithm), to_string(p.pass),
-          describe(p.shape), p.gpu, done.error().message,
-          null ? " (SQLite stores NaN as NULL: the model produced a NaN)" : "")};
-    }
+    auto id = inserter->insert(run_id, predictions[i], i, predictions.size(), path_);
+    if (!id) return id.error();
+    ids.push_back(*id);
   }
   return ids;
 }

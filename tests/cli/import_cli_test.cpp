@@ -34,7 +34,7 @@ class Import : public CliTest {
 TEST_F(Import, RecordsPeersWithTheirSourceAndRecomputedTflops) {
   const Outcome o = run("--db r.db import " + kSample);
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_THAT(o.out, HasSubstr("3 measurements added in 1 new runs, 0 already present"));
+  EXPECT_THAT(o.out, HasSubstr("3 measurements added in 1 new run, 0 already present"));
   EXPECT_EQ(count("SELECT COUNT(*) FROM measurements WHERE source = 'peer:torch-cudnn'"), "1\n");
   EXPECT_EQ(count("SELECT status || ' ' || reason FROM measurements WHERE kernel = 'triton_fa'"),
             "skipped no Triton backward kernel in this project\n");

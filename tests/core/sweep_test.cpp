@@ -51,5 +51,33 @@ TEST(ParseSweep, TruncatedFileAndWrongFieldsNameTheirPlace) {
             "s.json: no shapes: give a /grid or a non-empty /shapes array");
 }
 
+TEST(ParseSweep, UnknownKeysAreRefusedWithTheNearestValidKey) {
+  EXPECT_EQ(error_of(R"({"name": "g", "shapes": [{"batch": 1, "heads": 8, "seqlen": 64,
+                         "headdim": 64, "casual": true}]})")
+                .rfind("s.json: /shapes/0/casual: unknown key; did you mean \"causal\"? (valid "
+                       "keys here: batch, heads, ",
+                       0),
+            0u);
+  EXPECT_EQ(error_of(R"({"name": "g", "grid": {"total_tokens": 1, "hidden": 64, "headdim": [64],
+                         "seqlens": [64], "causal": [false]}})")
+                .rfind("s.json: /grid/headdim: unknown key; did you mean \"headdims\"?", 0),
+            0u);
+  // A key with "/" or "~" is escaped in the pointer (RFC 6901).
+  EXPECT_EQ(error_of(R"({"name": "g", "a/b~": 1})").rfind("s.json: /a~1b~0: unknown key", 0), 0u);
+}
+
+TEST(ParseSweep, DuplicateKeysAreRefusedWithTheirPointer) {
+  EXPECT_EQ(error_of(R"({"name": "g", "shapes": [{"batch": 1, "heads": 8, "seqlen": 64,
+                         "headdim": 64}, [1, {"x": 1}], {"batch": 1, "batch": 2}]})")
+                .rfind("s.json: /shapes/2/batch: duplicate key", 0),
+            0u);
+  EXPECT_EQ(error_of(R"({"name": "g", "name": "h"})").rfind("s.json: /name: duplicate key", 0), 0u);
+  // Equal keys in different objects are no duplicate.
+  EXPECT_EQ(error_of(R"({"name": "g", "shapes": [{"batch": 1, "heads": 8, "seqlen": 64,
+                         "headdim": 64}, {"batch": 2, "heads": 8, "seqlen": 64,
+                         "headdim": 64}]})"),
+            "parsed");
+}
+
 }  // namespace
 }  // namespace fa4

@@ -42,7 +42,7 @@ TEST(Whatif, ScalesOnlyTheNamedUnit) {
   EXPECT_EQ(s.sms, 163);  // 148 * 1.1 = 162.8, rounded to a whole SM
   EXPECT_DOUBLE_EQ(s.per_sm.mma_flop_per_clk_bf16, b200.per_sm.mma_flop_per_clk_bf16);
   EXPECT_DOUBLE_EQ(s.hbm_bytes_per_s, b200.hbm_bytes_per_s);
-  EXPECT_EQ(s.id, "b200 (mufu x2, sms x1.1)");
+  EXPECT_EQ(s.id, "b200 (mufu x2, sms x1.1: 163 SMs)");
 }
 
 TEST(Whatif, B200WithDoubledMufuLandsNearB300) {

@@ -290,6 +290,29 @@ TEST(StoreRecord, APredictionRunIsRecordedWholeOrNotAtAll) {
   EXPECT_EQ(count(store, "predictions"), 2);
 }
 
+TEST(StoreRecord, ARunWrittenInBatchesIsKeptOnlyWhenCommitted) {
+  Store store = memory_store();
+  const RunInfo info = testing::run_info(RunKind::predict, "r");
+  {
+    auto abandoned = store.begin_prediction_run(info);
+    ASSERT_TRUE(abandoned.ok()) << abandoned.error().message;
+    const std::vector<model::Prediction> batch{sample_prediction(), sample_prediction()};
+    ASSERT_TRUE(abandoned->add(batch).ok());
+    EXPECT_EQ(abandoned->recorded(), 2u);
+  }  // destroyed uncommitted: rolled back
+  EXPECT_EQ(count(store, "runs"), 0);
+  EXPECT_EQ(count(store, "predictions"), 0);
+  auto writer = store.begin_prediction_run(info);
+  ASSERT_TRUE(writer.ok()) << writer.error().message;
+  const std::vector<model::Prediction> batch{sample_prediction(), sample_prediction()};
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(writer->add(batch).ok());
+  auto run = writer->commit();
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  EXPECT_EQ(count(store, "predictions"), 6);
+  EXPECT_EQ(count(store, "prediction_factors"),
+            6 * std::int64_t(sample_prediction().factors.size()));
+}
+
 TEST(StoreRecord, PredictionsNeedARun) {
   Store store = memory_store();
   auto failed = store.record_predictions(42, {sample_prediction()});
