@@ -13,6 +13,7 @@
 
 #include "context.hpp"
 #include "core/atomic_file.hpp"
+#include "core/count_noun.hpp"
 #include "hw/loader.hpp"
 #include "measured_sources.hpp"
 #include "open_store.hpp"
@@ -119,12 +120,14 @@ void run_report(const Context& ctx, const ReportOptions& o) {
                  gnuplot ? &*gnuplot : nullptr);
   const WriteOutcome outcome = write_file(out, rendered.markdown);
   // The summary goes to standard error when the report itself goes to standard output.
-  fmt::print(to_stdout ? stderr : stdout,
-             "{} {}: {} GPU models, {} stored predictions, {} measurements ({} databases), {} "
-             "published figures (from {}); {} charts{} ({})\n",
-             outcome == WriteOutcome::unchanged ? "unchanged" : "wrote", o.out, in.gpus.size(),
-             in.predictions.size(), in.measurements.size(), in.measured_origins.size(),
-             in.published.size(), published.string(), rendered.charts.figures().size(),
+  fmt::print(to_stdout ? stderr : stdout, "{} {}: {}, {}, {} ({}), {} (from {}); {}{} ({})\n",
+             outcome == WriteOutcome::unchanged ? "unchanged" : "wrote", o.out,
+             count_noun(in.gpus.size(), "GPU model"),
+             count_noun(in.predictions.size(), "stored prediction"),
+             count_noun(in.measurements.size(), "measurement"),
+             count_noun(in.measured_origins.size(), "database"),
+             count_noun(in.published.size(), "published figure"), published.string(),
+             count_noun(rendered.charts.figures().size(), "chart"),
              to_stdout ? "" : " in " + (out.parent_path() / in.chart_folder).string() + "/",
              to_stdout || !gnuplot ? "not drawn: " + in.charts_skipped_because
                                    : "drawn by " + gnuplot->version);
