@@ -1,0 +1,107 @@
+# Predicted TFLOP/s against sequence length on gb300 (bf16; solid non-causal, dashed causal)
+# Written by fa4-analyze. Re-render after restyling with: gnuplot predicted-gb300.gp
+set terminal svg size 1740,720 noenhanced font 'Helvetica,12' background rgb 'white'
+set output (exists('svg_file') ? svg_file : 'predicted-gb300.svg')
+set datafile separator '\t'
+set grid xtics ytics mxtics mytics lc rgb '#e5e5e5'
+set clip two
+set style fill solid 0.85 border -1
+set multiplot layout 2,3 title 'Predicted TFLOP/s against sequence length on gb300 (bf16; solid non-causal, dashed causal)'
+
+set title 'fwd hd64 (32 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-gb300.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-gb300.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-gb300.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'predicted-gb300.dat' index 3 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-gb300.dat' index 4 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-gb300.dat' index 5 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa4 causal'
+
+set title 'fwd hd128 (16 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-gb300.dat' index 6 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-gb300.dat' index 7 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-gb300.dat' index 8 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'predicted-gb300.dat' index 9 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-gb300.dat' index 10 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-gb300.dat' index 11 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa4 causal'
+
+set title 'fwd hd256 (8 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-gb300.dat' index 12 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-gb300.dat' index 13 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-gb300.dat' index 14 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'predicted-gb300.dat' index 15 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-gb300.dat' index 16 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-gb300.dat' index 17 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa4 causal'
+
+set title 'bwd hd64 (32 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-gb300.dat' index 18 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-gb300.dat' index 19 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-gb300.dat' index 20 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'predicted-gb300.dat' index 21 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-gb300.dat' index 22 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-gb300.dat' index 23 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa4 causal'
+
+set title 'bwd hd128 (16 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-gb300.dat' index 24 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-gb300.dat' index 25 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-gb300.dat' index 26 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'predicted-gb300.dat' index 27 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-gb300.dat' index 28 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-gb300.dat' index 29 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa4 causal'
+
+set title 'bwd hd256 (8 heads)'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'predicted TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'predicted-gb300.dat' index 30 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'naive', \
+     'predicted-gb300.dat' index 31 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa2', \
+     'predicted-gb300.dat' index 32 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'predicted-gb300.dat' index 33 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' title 'naive causal', \
+     'predicted-gb300.dat' index 34 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' title 'fa2 causal', \
+     'predicted-gb300.dat' index 35 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' title 'fa4 causal'
+
+unset multiplot
