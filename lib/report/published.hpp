@@ -104,6 +104,9 @@ struct FigureVsModel {
 };
 std::vector<FigureVsModel> compare_with_model(const std::vector<hw::Spec>& gpus,
                                               const std::vector<PublishedFigure>& figures);
+// The rows point into `figures`: a temporary would leave them dangling.
+std::vector<FigureVsModel> compare_with_model(const std::vector<hw::Spec>& gpus,
+                                              std::vector<PublishedFigure>&& figures) = delete;
 
 // The model's error over some compared figures (those with a prediction): how many, the median
 // of |error| and the worst error (signed), in percent, and the figure of the worst.

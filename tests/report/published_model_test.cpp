@@ -84,7 +84,8 @@ TEST(PublishedModel, PredictionUsesTheFiguresFlopsAndItsCallTime) {
   f.shape.causal = true;
   f.provenance = Provenance{};
   f.provenance->flop_count = FlopCount::diagonal_inclusive;
-  const auto rows = compare_with_model(gpus(), {f});
+  const std::vector<PublishedFigure> figures{f};
+  const auto rows = compare_with_model(gpus(), figures);
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_TRUE(rows[0].predicted_tflops);
   auto p = model::predict(gpu("gb200"), f.shape, *rows[0].options);
@@ -97,9 +98,11 @@ TEST(PublishedModel, PredictionUsesTheFiguresFlopsAndItsCallTime) {
 
 TEST(PublishedModel, AGpuNamedByArchitectureIsModeledOnItsStandIn) {
   PublishedFigure f = figure("sm100", "fa4", Pass::fwd);
-  EXPECT_FALSE(compare_with_model(gpus(), {f})[0].predicted_tflops);
+  const std::vector<PublishedFigure> unmodeled{f};
+  EXPECT_FALSE(compare_with_model(gpus(), unmodeled)[0].predicted_tflops);
   f.modeled_on = "gb200";
-  const auto rows = compare_with_model(gpus(), {f});
+  const std::vector<PublishedFigure> figures{f};
+  const auto rows = compare_with_model(gpus(), figures);
   ASSERT_TRUE(rows[0].predicted_tflops) << rows[0].not_modeled;
   EXPECT_EQ(rows[0].gpu_model->id, "gb200");
 }
