@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli_runner.hpp"
 
@@ -55,6 +56,57 @@ TEST_F(Input, ADuplicateSweepKeyIsRefusedWithItsPointer) {
   const Outcome r = run("--db t.db predict --sweep dup.json --gpu h100 --kernel fa3");
   expect_error(r, "dup.json: /shapes/0/causal: duplicate key");
   EXPECT_FALSE(fs::exists(dir_ / "t.db"));
+}
+
+// The other JSON inputs are as strict as sweeps: a hardware model, a published-figures file and a
+// peer results file each refuse a key given twice (file, pointer and key) and a key they do not
+// know, and record nothing.
+TEST_F(Input, ADuplicateKeyInAHardwareModelIsRefusedWithFilePointerAndKey) {
+  fs::create_directories(dir_ / "models");
+  std::string model = slurp(fs::path(FA4_SOURCE_DIR) / "models/h100-sxm.json");
+  const std::string sms = "\"sms\": {";
+  ASSERT_NE(model.find(sms), std::string::npos);
+  model.insert(model.find(sms) + sms.size(), R"("value": 1, )");
+  std::ofstream(dir_ / "models/h100-sxm.json") << model;
+  expect_error(run("--models models gpus"),
+               "models/h100-sxm.json: /sms/value: duplicate key \"value\"");
+}
+
+constexpr const char* kPublishedFigure =
+    R"({"gpu": "h100-sxm", "kernel": "fa3", "pass": "fwd", "shape": {"batch": 4, "heads": 16,
+       "seqlen": 8448, "headdim": 128, "causal": false, "dtype": "fp16"}, "tflops": 661)";
+
+TEST_F(Input, APublishedFileRefusesDuplicateAndUnknownKeys) {
+  const std::string head = R"({"source": "s", "citation": "c", "figures": [)";
+  write("dup.json", head + kPublishedFigure + R"(, "tflops": 600}]})");
+  expect_error(run("--db t.db import dup.json"),
+               "dup.json: /figures/0/tflops: duplicate key \"tflops\"");
+  write("typo.json", head + kPublishedFigure + R"(, "rol": "target"}]})");
+  expect_error(run("--db t.db import typo.json"),
+               "typo.json: /figures/0/rol: unknown key; did you mean \"role\"?");
+  write("top.json", head + kPublishedFigure + R"(}], "citaton": "c"})");
+  expect_error(run("--db t.db import top.json"),
+               "top.json: /citaton: unknown key; did you mean \"citation\"?");
+  EXPECT_EQ(csv("SELECT COUNT(*) FROM published"), "0\n");
+  // The shipped files pass.
+  const Outcome shipped = run("--db t.db import '" FA4_SOURCE_DIR "/data/published/papers.json'");
+  EXPECT_EQ(shipped.code, 0) << shipped.err;
+}
+
+TEST_F(Input, APeerResultsFileRefusesDuplicateAndUnknownKeysNamingTheLine) {
+  const std::string sample = slurp(FA4_TEST_DATA "/peers-sample.jsonl");
+  const std::string first = sample.substr(0, sample.find('\n'));
+  std::string dup = first;
+  dup.insert(dup.find("\"batch\": "), R"("batch": 2, )");
+  write("dup.jsonl", first + "\n" + dup + "\n");
+  expect_error(run("--db t.db import dup.jsonl"),
+               "dup.jsonl:2: /shape/batch: duplicate key \"batch\"");
+  std::string typo = first;
+  typo.insert(typo.find("\"median_s\": "), R"("medain_s": 1, )");
+  write("typo.jsonl", typo + "\n");
+  expect_error(run("--db t.db import typo.jsonl"),
+               "typo.jsonl:1: /medain_s: unknown key; did you mean \"median_s\"?");
+  EXPECT_EQ(csv("SELECT COUNT(*) FROM measurements"), "0\n");
 }
 
 TEST_F(Input, TheSameShapeGivenTwiceIsModelledOnceAndSaysSo) {
