@@ -195,6 +195,12 @@ struct OpenOptions {
   std::chrono::milliseconds busy_timeout{30000};
 };
 
+// How far an integrity check got without finding damage.
+enum class IntegrityCheck {
+  whole,      // every page checked
+  cut_short,  // stopped at its time budget; what it checked was whole
+};
+
 class PredictionInserter;
 
 // A prediction run recorded in batches inside one transaction, so that memory stays bounded
@@ -233,8 +239,10 @@ class Store {
   static Result<Store> open(const std::string& path, const OpenOptions& options = {});
 
   // The integrity check (PRAGMA integrity_check up to 16 MiB, quick_check above): an error that
-  // names the damage and how to recover from it, or Ok.
-  Status check_integrity() const;
+  // names the damage and how to recover from it, or how far it got: whole, or cut short when it
+  // ran past `budget` (a reader's bound; writers check whole when they open).
+  Result<IntegrityCheck> check_integrity(
+      std::optional<std::chrono::milliseconds> budget = std::nullopt) const;
 
   const std::string& path() const { return path_; }
 
