@@ -195,6 +195,12 @@ struct OpenOptions {
   std::chrono::milliseconds busy_timeout{30000};
 };
 
+// Which of the report's predictions to read (Store::for_each_report_row).
+struct ReportRowFilter {
+  std::string_view gpu = {};  // only this GPU's; empty: every GPU's
+  bool square_only = false;   // only shapes with seqlen_q = seqlen_k
+};
+
 // How far an integrity check got without finding damage.
 enum class IntegrityCheck {
   whole,      // every page checked
@@ -281,6 +287,10 @@ class Store {
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;
+  // The same rows one at a time, those `filter` keeps, so that a reader of millions need not hold
+  // them: `visit` is called with each in turn.
+  Status for_each_report_row(const ReportRowFilter& filter,
+                             const std::function<void(const ReportRow&)>& visit) const;
   // The latest measurement of each (device, kernel, source, problem), with its samples, ordered by
   // device, pass, dtype, causal, head dims, batch, heads, seqlens, kernel.
   Result<std::vector<MeasurementRow>> measurements_for_report() const;

@@ -258,6 +258,28 @@ TEST_F(Input, ALongPredictShowsProgressOnlyOnATerminal) {
   EXPECT_NE(tty.find("\r\033[K"), std::string::npos) << tty;
 }
 
+// report over 80k predictions runs over a second: a progress line on a terminal (the predictions
+// read, the charts and the CSV rows written), erased before its summary; none when piped.
+TEST_F(Input, ALongReportShowsProgressOnlyOnATerminal) {
+  write("big.json", grid_sweep(500));
+  ASSERT_EQ(run("--db t.db predict --sweep big.json").code, 0);
+  const Outcome piped = run("--db t.db report --out r/r.md");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(piped.err, "") << "no progress line when stderr is not a terminal";
+  if (std::system("script --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "skipped: util-linux script (a pseudo-terminal) is not installed";
+  const std::string command = "cd '" + dir_.string() +
+                              "' && script -qec \"FA4_DB= '" FA4_CLI
+                              "' --db t.db report --out r/r.md\" /dev/null > tty.txt";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string tty = slurp(dir_ / "tty.txt");
+  const bool counted = tty.find(" stored predictions read (two passes), ") != std::string::npos ||
+                       tty.find(" charts written (") != std::string::npos ||
+                       tty.find(" rows of CSV files written (") != std::string::npos;
+  EXPECT_TRUE(counted) << tty;
+  EXPECT_NE(tty.find("\r\033[Kwrote r/r.md: "), std::string::npos) << tty;
+}
+
 TEST_F(Input, QueryPrintsAThousandRowsUnlessToldAndSaysHowToSeeMore) {
   write("s.json", grid_sweep(30));  // 120 shapes: thousands of predictions
   ASSERT_EQ(run("--db t.db predict --sweep s.json").code, 0);
