@@ -26,6 +26,18 @@ class Input : public CliTest {
   void write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
   }
+  // Runs `fa4-analyze ARGS` under a pseudo-terminal (util-linux script) and returns what the
+  // terminal showed; "" when script is not installed (the caller skips, saying kNoTerminal).
+  std::string run_on_terminal(const std::string& args) {
+    if (std::system("script --version >/dev/null 2>&1") != 0) return "";
+    const std::string command = "cd '" + dir_.string() +
+                                "' && script -qec \"FA4_DB= '" FA4_CLI "' " + args +
+                                "\" /dev/null > tty.txt";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    return slurp(dir_ / "tty.txt");
+  }
+  static constexpr const char* kNoTerminal =
+      "skipped: util-linux script (a pseudo-terminal) is not installed";
   std::string csv(const std::string& sql) {
     const Outcome o = run("--db t.db query --format csv \"" + sql + "\"");
     EXPECT_EQ(o.code, 0) << o.err;
@@ -245,14 +257,9 @@ TEST_F(Input, ALongPredictShowsProgressOnlyOnATerminal) {
   ASSERT_EQ(piped.code, 0) << piped.err;
   EXPECT_EQ(piped.err, "") << "no progress line when stderr is not a terminal";
   EXPECT_NE(piped.out.find("run 1: recorded "), std::string::npos) << piped.out;
-  // Under a pseudo-terminal (util-linux script), the line appears and is erased at the end.
-  if (std::system("script --version >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "skipped: util-linux script (a pseudo-terminal) is not installed";
-  const std::string command = "cd '" + dir_.string() +
-                              "' && script -qec \"FA4_DB= '" FA4_CLI
-                              "' --db u.db predict --sweep big.json\" /dev/null > tty.txt";
-  ASSERT_EQ(std::system(command.c_str()), 0);
-  const std::string tty = slurp(dir_ / "tty.txt");
+  // Under a pseudo-terminal, the line appears and is erased at the end.
+  const std::string tty = run_on_terminal("--db u.db predict --sweep big.json");
+  if (tty.empty()) GTEST_SKIP() << kNoTerminal;
   // "N of 16000 x (GPU models) (shape, kernel, GPU, pass) combinations (P%), S s"
   EXPECT_NE(tty.find("000 (shape, kernel, GPU, pass) combinations ("), std::string::npos) << tty;
   EXPECT_NE(tty.find("\r\033[K"), std::string::npos) << tty;
@@ -266,13 +273,8 @@ TEST_F(Input, ALongReportShowsProgressOnlyOnATerminal) {
   const Outcome piped = run("--db t.db report --out r/r.md");
   ASSERT_EQ(piped.code, 0) << piped.err;
   EXPECT_EQ(piped.err, "") << "no progress line when stderr is not a terminal";
-  if (std::system("script --version >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "skipped: util-linux script (a pseudo-terminal) is not installed";
-  const std::string command = "cd '" + dir_.string() +
-                              "' && script -qec \"FA4_DB= '" FA4_CLI
-                              "' --db t.db report --out r/r.md\" /dev/null > tty.txt";
-  ASSERT_EQ(std::system(command.c_str()), 0);
-  const std::string tty = slurp(dir_ / "tty.txt");
+  const std::string tty = run_on_terminal("--db t.db report --out r/r.md");
+  if (tty.empty()) GTEST_SKIP() << kNoTerminal;
   const bool counted = tty.find(" stored predictions read (two passes), ") != std::string::npos ||
                        tty.find(" charts written (") != std::string::npos ||
                        tty.find(" rows of CSV files written (") != std::string::npos;
