@@ -16,6 +16,7 @@
 #include "context.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
+#include "no_device.hpp"
 #include "peer_runner.hpp"
 #include "run_info.hpp"
 #include "shape_options.hpp"
@@ -34,8 +35,7 @@
 namespace fa4::app {
 namespace {
 
-constexpr std::string_view kNoDevice =
-    "no CUDA device: bench needs one; the model-only commands (model, predict, report) still work";
+constexpr std::string_view kBenchNeeds = "bench needs one";
 
 struct BenchOptions {
   std::vector<std::string> kernels;
@@ -145,7 +145,7 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
                const std::vector<AttnShape>& shapes, RunMode mode) {
   const bool resume = mode.resume;
   const auto device = kernels::query_device();
-  if (!device) throw UserError(fmt::format("{} ({})", kNoDevice, device.error().message));
+  if (!device) throw UserError(no_device_message(kBenchNeeds, device.error().message));
   if (mode.single_shape) check_supported(kernel_names, shapes.at(0), *device);
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec* gpu = hw::match_device_name(specs, device->name);
@@ -233,7 +233,7 @@ void bench(const Context& ctx, const BenchOptions& o) {
 #else
   (void)ctx;
   (void)pass;
-  throw UserError(fmt::format("{} (this fa4-analyze was built without CUDA)", kNoDevice));
+  throw UserError(no_device_message(kBenchNeeds, kBuiltWithoutCuda));
 #endif
 }
 

@@ -10,6 +10,7 @@
 #include "context.hpp"
 #include "core/count_noun.hpp"
 #include "hw/loader.hpp"
+#include "no_device.hpp"
 #include "run_info.hpp"
 #include "store/store.hpp"
 #include "user_error.hpp"
@@ -21,6 +22,8 @@
 
 namespace fa4::app {
 namespace {
+
+constexpr std::string_view kCeilingsNeeds = "ceilings needs one";
 
 struct CeilingsOptions {
   std::vector<std::string> units;
@@ -74,9 +77,7 @@ void run_ceilings(const Context& ctx, const CeilingsOptions& o) {
   const auto units = pick_units(o.units);
   if (o.samples < 3) throw UserError("--samples must be at least 3 (the median needs a spread)");
   const auto device = kernels::query_device();
-  if (!device)
-    throw UserError(fmt::format("no CUDA device: ceilings measures one ({})",
-                                device.error().message));
+  if (!device) throw UserError(no_device_message(kCeilingsNeeds, device.error().message));
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec* gpu = hw::match_device_name(specs, device->name);
   std::vector<store::Ceiling> measured;
@@ -123,9 +124,7 @@ void ceilings(const Context& ctx, const CeilingsOptions& o) {
 #else
   (void)ctx;
   (void)o;
-  throw UserError(
-      "no CUDA device: ceilings measures one (this fa4-analyze was built without CUDA); the "
-      "model-only commands (model, predict, report) still work");
+  throw UserError(no_device_message(kCeilingsNeeds, kBuiltWithoutCuda));
 #endif
 }
 

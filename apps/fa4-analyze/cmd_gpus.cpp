@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "context.hpp"
@@ -107,7 +108,9 @@ report::Table models_table(const std::vector<hw::Spec>& specs) {
   for (const hw::Spec& gpu : specs) table.columns.push_back({gpu.id, report::Align::right});
   Row architecture{"architecture"};
   for (const hw::Spec& gpu : specs)
-    architecture.push_back(std::string(hw::to_string(gpu.architecture)));
+    // Built in place: GCC 12 warns (-Wmaybe-uninitialized, a false positive) on moving a
+    // temporary Cell that holds a string.
+    architecture.emplace_back(std::in_place_type<std::string>, hw::to_string(gpu.architecture));
   table.rows.push_back(std::move(architecture));
   for (const hw::Figure& figure : hw::figures()) {
     Row row{std::string(figure.label)};

@@ -14,6 +14,7 @@
 #include "core/count_noun.hpp"
 #include "hw/loader.hpp"
 #include "report/published.hpp"
+#include "progress.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"
 #include "user_error.hpp"
@@ -68,11 +69,14 @@ void run_import(const Context& ctx, const ImportOptions& o) {
                                   path));
   }
   auto db = open_store(ctx);
+  Progress progress("files imported", o.files.size());
   for (const std::string& path : o.files) {
+    progress.clear();  // each file's line goes above it
     if (is_published_file(path))
       import_published(db, path);
     else
       import_peers(db, path, ctx);
+    progress.advance();
   }
 }
 

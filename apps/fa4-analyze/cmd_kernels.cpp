@@ -23,7 +23,7 @@ void list_kernels(bool names_only) {
   if (device)
     fmt::print("device: {} (sm_{})\n", device->name, device->sm);
   else
-    fmt::print("{}\n", device.error().message);  // "no CUDA device: ..."
+    fmt::print("no CUDA device ({})\n", device.error().message);
   fmt::print("{:<16} {:<7} {:<13} {}\n", "kernel", "min_sm", "runs here", "summary");
   for (const kernels::Kernel* k : kernels::all_kernels()) {
     const std::string here = !device                  ? "no device"

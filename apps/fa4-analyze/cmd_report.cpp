@@ -17,6 +17,7 @@
 #include "hw/loader.hpp"
 #include "measured_sources.hpp"
 #include "open_store.hpp"
+#include "progress.hpp"
 #include "report/chart_render.hpp"
 #include "report/published.hpp"
 #include "report/report.hpp"
@@ -62,18 +63,29 @@ WriteOutcome write_file(const fs::path& path, const std::string& text) {
   return *written;
 }
 
+// Writes a CSV file whose text `produce` hands over in pieces, as write_file does.
+void write_attachment(const fs::path& path, const TextProducer& produce) {
+  auto written =
+      write_file_in_pieces(path, produce, {.create_folders = true, .skip_if_unchanged = true});
+  if (!written) throw UserError(fmt::format("{}; choose another --out", written.error().message));
+}
+
 // Writes the charts (scripts, data and, with gnuplot, SVGs) and the CSV files into `folder`, and
 // removes the charts and CSV files an earlier report left there that this one no longer has.
+// `progress` counts the charts, then the rows of the CSV files (as the attachments read them).
 void write_charts(const fs::path& folder, const report::ReportCharts& charts,
-                  const report::Gnuplot* gnuplot) {
+                  const report::Gnuplot* gnuplot, Progress& progress, std::size_t csv_rows) {
   std::set<std::string> written;
+  progress.switch_to("charts written", charts.figures().size());
   for (const report::Figure& figure : charts.figures()) {
     if (auto s = report::write_figure(folder, figure, gnuplot); !s)
       throw UserError(s.error().message);
     for (const char* ext : {".gp", ".dat", ".svg"}) written.insert(figure.name + ext);
+    progress.advance();
   }
+  progress.switch_to("rows of CSV files written", csv_rows);
   for (const auto& file : charts.attachments()) {
-    write_file(folder / file.file_name, file.content);
+    write_attachment(folder / file.file_name, file.produce);
     written.insert(file.file_name);
   }
   std::error_code ec;
@@ -88,7 +100,18 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
   const auto db = open_store_for_reading(ctx);
-  in.predictions = take(db.predictions_for_report());
+  // The predictions are read as a stream, twice for the digest (the second time only the square
+  // shapes) and once as the CSV files are written: a sweep may store millions. A terminal shows
+  // how far it got.
+  Progress progress("stored predictions read (two passes)", 0);
+  const report::ReadPredictions read_store = [&](const store::ReportRowFilter& filter,
+                                                 const report::VisitPrediction& visit) {
+    return db.for_each_report_row(filter, [&](const store::ReportRow& row) {
+      visit(row);
+      progress.advance();
+    });
+  };
+  in.predictions = take(report::digest_predictions(read_store, in.gpus));
   const auto measured = load_measured_sources(ctx, /*user_db=*/true, o.reference_runs.folder(ctx));
   in.measurements = measured.measurements;
   in.ceilings = measured.ceilings;
@@ -117,13 +140,14 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   const report::RenderedReport rendered = report::render_report(in);
   if (!to_stdout)
     write_charts(out.parent_path() / in.chart_folder, rendered.charts,
-                 gnuplot ? &*gnuplot : nullptr);
+                 gnuplot ? &*gnuplot : nullptr, progress, in.predictions.count);
   const WriteOutcome outcome = write_file(out, rendered.markdown);
+  progress.finish();
   // The summary goes to standard error when the report itself goes to standard output.
   fmt::print(to_stdout ? stderr : stdout, "{} {}: {}, {}, {} ({}), {} (from {}); {}{} ({})\n",
              outcome == WriteOutcome::unchanged ? "unchanged" : "wrote", o.out,
              count_noun(in.gpus.size(), "GPU model"),
-             count_noun(in.predictions.size(), "stored prediction"),
+             count_noun(in.predictions.count, "stored prediction"),
              count_noun(in.measurements.size(), "measurement"),
              count_noun(in.measured_origins.size(), "database"),
              count_noun(in.published.size(), "published figure"), published.string(),

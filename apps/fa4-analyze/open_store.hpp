@@ -11,7 +11,8 @@ namespace fa4::app {
 store::Store open_store(const Context& ctx);
 
 // For the commands that only read (query, runs, report, --ceilings measured): refuses a missing
-// database, reads a read-only one, and warns on standard error when the database is damaged.
+// database, reads a read-only one, and warns on standard error when the database is damaged (the
+// check stops after 250 ms, so that reading a large database stays quick).
 store::Store open_store_for_reading(const Context& ctx);
 
 }  // namespace fa4::app

@@ -16,11 +16,27 @@ constexpr auto kRedrawEvery = std::chrono::milliseconds(200);
 Progress::Progress(std::string what, std::size_t total)
     : what_(std::move(what)), total_(total), terminal_(::isatty(STDERR_FILENO) == 1) {}
 
-Progress::~Progress() {
+Progress::~Progress() { finish(); }
+
+void Progress::clear() {
   if (drawn_) fmt::print(stderr, "\r\033[K");
+  drawn_ = false;
+  last_draw_ = {};  // drawn again at the next update
+}
+
+void Progress::finish() {
+  clear();
+  terminal_ = false;  // nothing is drawn after it
+}
+
+void Progress::switch_to(std::string what, std::size_t total) {
+  what_ = std::move(what);
+  total_ = total;
+  done_ = 0;
 }
 
 void Progress::update(std::size_t done) {
+  done_ = done;
   if (!terminal_) return;
   const Clock::time_point now = Clock::now();
   if (now - start_ < kQuietFor || now - last_draw_ < kRedrawEvery) return;

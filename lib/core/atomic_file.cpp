@@ -2,15 +2,18 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 namespace fa4 {
 namespace {
@@ -59,6 +62,32 @@ fs::path temporary_beside(const fs::path& path) {
          fmt::format(".{}.tmp-{}-{}", path.filename().string(), ::getpid(), counter.fetch_add(1));
 }
 
+// The process id in a temporary name of `path`'s (".NAME.tmp-PID-N"), or 0 when `name` is not one.
+pid_t temporary_owner(const fs::path& path, std::string_view name) {
+  const std::string prefix = fmt::format(".{}.tmp-", path.filename().string());
+  if (!name.starts_with(prefix)) return 0;
+  name.remove_prefix(prefix.size());
+  pid_t pid = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  if (error != std::errc() || pid <= 0 || end == name.data() + name.size() || *end != '-') return 0;
+  unsigned counter = 0;
+  const char* last = name.data() + name.size();
+  const auto [counter_end, counter_error] = std::from_chars(end + 1, last, counter);
+  return counter_error == std::errc() && counter_end == last && end + 1 != last ? pid : 0;
+}
+
+// Removes the temporary files beside `path` that a process killed mid-write left behind (their
+// process is gone). A live process's, this one's included, are left alone: it may be writing.
+void remove_stale_temporaries(const fs::path& path) {
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const pid_t owner = temporary_owner(path, entry.path().filename().string());
+    if (owner == 0 || owner == ::getpid()) continue;
+    if (::kill(owner, 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
+  }
+}
+
 // Returns 0 or the errno of the write that failed.
 int write_all(int fd, std::string_view content) {
   while (!content.empty()) {
@@ -79,46 +108,126 @@ int sync_folder(const fs::path& folder) {
   return result;
 }
 
-// Writes the temporary file and renames it over `target`; returns 0 or the errno that stopped it,
-// with the temporary file removed.
-int replace(const fs::path& target, std::string_view content) {
+// Compares a text arriving in pieces with a file's, as the pieces come.
+class SameText {
+ public:
+  explicit SameText(const fs::path& path) : old_(path, std::ios::binary), same_(bool(old_)) {}
+  void compare(std::string_view piece) {
+    if (!same_) return;
+    old_piece_.resize(piece.size());
+    same_ = old_.read(old_piece_.data(), std::streamsize(piece.size())) && old_piece_ == piece;
+  }
+  // Whether the whole file was the whole text.
+  bool whole() { return same_ && old_.peek() == std::ifstream::traits_type::eof(); }
+
+ private:
+  std::ifstream old_;
+  std::string old_piece_;
+  bool same_;
+};
+
+// What replace() did.
+struct Replaced {
+  int error = 0;                      // the errno that stopped it
+  std::optional<Error> not_produced;  // the producer's own error
+  bool unchanged = false;             // the target already held the text
+};
+
+// Pieces are written to the temporary file in blocks of this size.
+constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+
+// Writes what `produce` hands over to a temporary file and renames it over `target`; with
+// `skip_if_unchanged`, a target that already holds the text is left alone. The temporary file is
+// removed unless it was renamed.
+Replaced replace(const fs::path& target, const TextProducer& produce, bool skip_if_unchanged) {
   const fs::path temporary = temporary_beside(target);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return errno;
-  int error = 0;
+  Replaced result;
+  if (fd < 0) {
+    result.error = errno;
+    return result;
+  }
   struct stat old {};
-  if (::stat(target.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0) error = errno;
-  if (error == 0) error = write_all(fd, content);
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
-  if (error != 0) ::unlink(temporary.c_str());
-  return error;
+  if (::stat(target.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0)
+    result.error = errno;
+  std::optional<SameText> same;
+  if (skip_if_unchanged) same.emplace(target);
+  std::string block;
+  const auto write = [&](std::string_view piece) {
+    if (same) same->compare(piece);
+    if (result.error != 0) return;
+    block.append(piece);
+    if (block.size() < kBlockBytes) return;
+    result.error = write_all(fd, block);
+    block.clear();
+  };
+  if (result.error == 0)
+    if (Status produced = produce(write); !produced) result.not_produced = produced.error();
+  if (result.error == 0) result.error = write_all(fd, block);
+  result.unchanged = same && same->whole();
+  const bool keep = result.error == 0 && !result.not_produced && !result.unchanged;
+  if (keep && ::fsync(fd) != 0) result.error = errno;
+  if (::close(fd) != 0 && keep && result.error == 0) result.error = errno;
+  if (keep && result.error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0)
+    result.error = errno;
+  if (!keep || result.error != 0) ::unlink(temporary.c_str());
+  return result;
 }
 
-}  // namespace
-
-Result<WriteOutcome> write_file_atomically(const fs::path& path, std::string_view content,
-                                           const AtomicWriteOptions& options) {
+// The target of a write to `path` (what a symbolic link points to), with its folder created when
+// asked; or why it cannot be written.
+Result<fs::path> prepare_target(const fs::path& path, const AtomicWriteOptions& options) {
   // A missing file is no error here (these probes set `ignored` for it).
   std::error_code ignored, ec;
   // Replace what a symbolic link points to, not the link.
   const bool link = fs::symlink_status(path, ignored).type() == fs::file_type::symlink;
   const fs::path target = link ? fs::weakly_canonical(path, ec) : path;
   if (ec) return Error{fmt::format("cannot write {}: {}", path.string(), ec.message())};
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (fs::status(target, ignored).type() == fs::file_type::directory)
     return Error{fmt::format("cannot write {}: it is a folder; name a file", path.string())};
   if (options.create_folders && target.has_parent_path()) {
-    fs::create_directories(folder, ec);
+    fs::create_directories(target.parent_path(), ec);
     if (ec)
-      return Error{fmt::format("cannot create the folder {}: {}", folder.string(),
-                               cause_of(ec.value(), folder.parent_path()))};
+      return Error{fmt::format("cannot create the folder {}: {}", target.parent_path().string(),
+                               cause_of(ec.value(), target.parent_path().parent_path()))};
   }
-  if (options.skip_if_unchanged && holds_exactly(target, content)) return WriteOutcome::unchanged;
-  if (const int error = replace(target, content); error != 0) return failure(path, folder, error);
+  remove_stale_temporaries(target);
+  return target;
+}
+
+// Writes `target` (`path` resolved by prepare_target) and flushes its folder.
+Result<WriteOutcome> write_target(const fs::path& path, const fs::path& target,
+                                  const TextProducer& produce, bool skip_if_unchanged) {
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const Replaced replaced = replace(target, produce, skip_if_unchanged);
+  if (replaced.not_produced)
+    return Error{fmt::format("cannot write {}: {}", path.string(), replaced.not_produced->message)};
+  if (replaced.error != 0) return failure(path, folder, replaced.error);
+  if (replaced.unchanged) return WriteOutcome::unchanged;
   if (const int error = sync_folder(folder); error != 0) return failure(path, folder, error);
   return WriteOutcome::written;
+}
+
+}  // namespace
+
+Result<WriteOutcome> write_file_in_pieces(const fs::path& path, const TextProducer& produce,
+                                          const AtomicWriteOptions& options) {
+  auto target = prepare_target(path, options);
+  if (!target) return target.error();
+  return write_target(path, *target, produce, options.skip_if_unchanged);
+}
+
+Result<WriteOutcome> write_file_atomically(const fs::path& path, std::string_view content,
+                                           const AtomicWriteOptions& options) {
+  auto target = prepare_target(path, options);
+  if (!target) return target.error();
+  // Compared before writing: an unchanged file costs no write.
+  if (options.skip_if_unchanged && holds_exactly(*target, content)) return WriteOutcome::unchanged;
+  const auto whole = [content](const std::function<void(std::string_view)>& write) {
+    write(content);
+    return Status{Ok{}};
+  };
+  return write_target(path, *target, whole, false);
 }
 
 Result<WriteOutcome> write_output(const std::string& target, std::string_view content,

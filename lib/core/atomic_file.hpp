@@ -2,11 +2,13 @@
 // goes to a temporary file in the same folder, is flushed to disk (fsync), and is renamed over the
 // target, and the folder is flushed so the rename survives a power cut. On any failure the
 // temporary file is removed and the old file is left as it was; the error says why, in words
-// ("disk full", "permission denied", "read-only file system"). "-" names standard output where the
-// caller allows it (write_output).
+// ("disk full", "permission denied", "read-only file system"). A temporary file left by a process
+// killed mid-write (".NAME.tmp-PID-N" beside NAME, its process gone) is removed by the next write
+// of NAME. "-" names standard output where the caller allows it (write_output).
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +37,17 @@ struct AtomicWriteOptions {
 Result<WriteOutcome> write_file_atomically(const std::filesystem::path& path,
                                            std::string_view content,
                                            const AtomicWriteOptions& options = {});
+
+// Hands a file's text over in pieces, in order, to `write`; Ok, or why it could not produce it
+// all (the write is then abandoned and the old file kept).
+using TextProducer = std::function<Status(const std::function<void(std::string_view)>& write)>;
+
+// write_file_atomically for a text too large to hold: the pieces `produce` hands over go to the
+// temporary file as they come. With skip_if_unchanged they are compared with the file's as they
+// come, and the temporary file is removed when they match.
+Result<WriteOutcome> write_file_in_pieces(const std::filesystem::path& path,
+                                          const TextProducer& produce,
+                                          const AtomicWriteOptions& options = {});
 
 // write_file_atomically, or standard output (flushed, its errors reported) when `target` is "-".
 Result<WriteOutcome> write_output(const std::string& target, std::string_view content,

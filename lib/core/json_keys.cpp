@@ -67,9 +67,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-Result<json> parse_json_without_duplicate_keys(std::string_view text, const std::string& origin) {
+std::optional<std::string> parse_json_noting_duplicate_key(std::string_view text, json& doc) {
   std::vector<Frame> frames;
-  std::optional<std::string> duplicate;  // the pointer of the first key given twice
+  std::optional<std::string> duplicate;  // the first key given twice, with its pointer
   const json::parser_callback_t watch = [&](int, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
@@ -79,7 +79,11 @@ Result<json> parse_json_without_duplicate_keys(std::string_view text, const std:
       case json::parse_event_t::key: {
         Frame& f = frames.back();
         f.key = parsed.get<std::string>();
-        if (!f.keys_seen.insert(f.key).second && !duplicate) duplicate = pointer_of(frames);
+        if (!f.keys_seen.insert(f.key).second && !duplicate)
+          duplicate = fmt::format(
+              "{}: duplicate key \"{}\"; an object may give each key once (JSON readers keep "
+              "only one of the two): remove one",
+              pointer_of(frames), f.key);
         break;
       }
       case json::parse_event_t::object_end:
@@ -93,17 +97,19 @@ Result<json> parse_json_without_duplicate_keys(std::string_view text, const std:
     }
     return true;
   };
+  doc = json::parse(text, watch);
+  return duplicate;
+}
+
+Result<json> parse_json_without_duplicate_keys(std::string_view text, const std::string& origin) {
   json doc;
+  std::optional<std::string> duplicate;
   try {
-    doc = json::parse(text, watch);
+    duplicate = parse_json_noting_duplicate_key(text, doc);
   } catch (const json::exception& e) {  // a syntax error, or a number too large for a double
     return Error{fmt::format("{}: not valid JSON ({}); fix the file", origin, e.what())};
   }
-  if (duplicate)
-    return Error{
-        fmt::format("{}: {}: duplicate key; an object may give each key once (JSON "
-                    "readers keep only one of the two): remove one",
-                    origin, *duplicate)};
+  if (duplicate) return Error{fmt::format("{}: {}", origin, *duplicate)};
   return doc;
 }
 

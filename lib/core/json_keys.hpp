@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,12 @@ namespace fa4 {
 // with `origin` (the file's name) and names the place.
 Result<nlohmann::json> parse_json_without_duplicate_keys(std::string_view text,
                                                          const std::string& origin);
+
+// For readers that word syntax errors their own way: parses `text` into `doc` (throwing
+// nlohmann::json's exceptions, as json::parse does) and returns, for the first key given twice in
+// one object, "/pointer/to/key: duplicate key \"key\"; ..." (what to do included), or nothing.
+std::optional<std::string> parse_json_noting_duplicate_key(std::string_view text,
+                                                           nlohmann::json& doc);
 
 // Refuses a key of `object` that is not in `allowed`, naming its pointer (`where` + "/" + key),
 // the nearest allowed key and all of them.

@@ -9,9 +9,11 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
+#include "core/json_keys.hpp"
 #include "hw/figures.hpp"
 
 namespace fa4::hw {
@@ -213,8 +215,9 @@ Status check_unique(const std::vector<Spec>& specs, const fs::path& dir) {
 
 Result<Spec> parse_spec(std::string_view text, const fs::path& file) {
   json root;
+  std::optional<std::string> duplicate;
   try {
-    root = json::parse(text);
+    duplicate = parse_json_noting_duplicate_key(text, root);
   } catch (const json::parse_error& e) {
     const auto [line, column] = line_and_column(text, e.byte);
     return Error{fmt::format("{}: line {}, column {} (byte {}): invalid JSON: {}", file.string(),
@@ -223,6 +226,7 @@ Result<Spec> parse_spec(std::string_view text, const fs::path& file) {
     return Error{fmt::format("{}: invalid JSON: {}; write the figure as a finite number",
                              file.string(), e.what())};
   }
+  if (duplicate) return Error{fmt::format("{}: {}", file.string(), *duplicate)};
   return ModelReader(file).read(root, file.stem().string());
 }
 

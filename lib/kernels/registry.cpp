@@ -73,7 +73,7 @@ std::optional<std::string> why_unsupported(const Kernel& kernel, const AttnShape
 Result<DeviceCaps> query_device(int device) {
   int count = 0;
   if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess)
-    return Error{std::string("no CUDA device: ") + cudaGetErrorString(status) +
+    return Error{std::string("CUDA reports: ") + cudaGetErrorString(status) +
                  "; run on a machine with an NVIDIA GPU and driver"};
   if (device < 0 || device >= count)
     return Error{"CUDA device " + std::to_string(device) + " does not exist; this machine has " +

@@ -40,7 +40,9 @@ struct DeviceCaps {
   std::size_t l2_bytes = 0;
 };
 
-// Reads the properties of CUDA device `device`; an Error when there is no usable device.
+// Reads the properties of CUDA device `device`; an Error when there is no usable device, which
+// says what CUDA reports ("CUDA reports: no CUDA-capable device is detected; ...") and leaves
+// the words "no CUDA device" to the caller, so a message says them once.
 Result<DeviceCaps> query_device(int device = 0);
 
 struct AttnBuffers {
@@ -73,7 +75,7 @@ struct Kernel {
 
 std::span<const Kernel* const> all_kernels();
 std::vector<const Kernel*> kernels_for(Pass pass);  // the registered kernels of one pass
-const Kernel* find_kernel(std::string_view name);  // nullptr when no kernel has that name
+const Kernel* find_kernel(std::string_view name);   // nullptr when no kernel has that name
 
 // min_sm and the kernel's own check together: nullopt when `kernel` can run `shape` on `device`.
 std::optional<std::string> why_unsupported(const Kernel& kernel, const AttnShape& shape,

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/json_keys.hpp"
 #include "core/sweep.hpp"
 
 namespace fa4::report {
@@ -32,6 +34,12 @@ std::int64_t optional_positive(const json& o, const char* key) {
 
 Result<Provenance> parse_origin(const json& o, const std::string& where) {
   if (!o.is_object()) return Error{fmt::format("{}: expected an object", where)};
+  if (auto ok = check_known_keys(o,
+                                 {"repository", "software", "flop_convention", "flop_count", "path",
+                                  "pull_request", "issue", "commit", "date"},
+                                 where);
+      !ok)
+    return ok.error();
   Provenance p;
   const std::pair<const char*, std::string*> required[] = {{"repository", &p.repository},
                                                            {"software", &p.software},
@@ -114,6 +122,13 @@ Status parse_record_fields(const json& f, const Origins& origins, const std::str
 Result<PublishedFigure> parse_figure(const json& f, const Origins& origins,
                                      const std::string& where) {
   PublishedFigure fig;
+  if (!f.is_object()) return Error{fmt::format("{}: expected an object", where)};
+  if (auto ok = check_known_keys(f,
+                                 {"gpu", "kernel", "pass", "shape", "tflops", "role", "origin",
+                                  "modeled_as", "modeled_on", "sliding_window", "note"},
+                                 where);
+      !ok)
+    return ok.error();
   auto gpu = string_at(f, "gpu", where);
   if (!gpu) return gpu.error();
   auto kernel = string_at(f, "kernel", where);
@@ -157,15 +172,18 @@ Result<PublishedFigure> parse_figure(const json& f, const Origins& origins,
 }  // namespace
 
 Result<std::vector<PublishedFigure>> load_published(const std::filesystem::path& file) {
-  std::ifstream in(file);
+  std::ifstream in(file, std::ios::binary);
   if (!in) return Error{fmt::format("{}: cannot open the published-figures file", file.string())};
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    return Error{fmt::format("{}: not valid JSON ({}); fix the file", file.string(), e.what())};
-  }
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) return Error{fmt::format("{}: cannot read the file", file.string())};
+  auto parsed = parse_json_without_duplicate_keys(text, file.string());
+  if (!parsed) return parsed.error();
+  const json doc = std::move(parsed).value();
   const std::string origin = file.string() + ": ";
+  if (auto ok =
+          check_known_keys(doc, {"source", "citation", "role_rule", "origins", "figures"}, origin);
+      !ok)
+    return ok.error();
   auto source = string_at(doc, "source", origin);
   if (!source) return source.error();
   auto citation = string_at(doc, "citation", origin);

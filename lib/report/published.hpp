@@ -10,6 +10,8 @@
 // "modeled_on" (the hardware model that stands for a GPU the figure names only by architecture,
 // "sm100"; its note says why). An origin may name its "flop_count" where it differs from the
 // project's convention (core/shape.hpp): "diagonal_inclusive" (cuDNN's benchmark_single_sdpa.py).
+// A file may say in "role_rule" how its figures' roles were chosen. Any other key, and a key given
+// twice in one object, is refused with the file and its JSON pointer.
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,14 @@
-// The markdown report: a pure function of its inputs (hardware models, the store's latest
-// predictions and measurements, published figures, and the words of the header), so a golden
-// test can pin it.
+// The markdown report: a pure function of its inputs (hardware models, the digest of the store's
+// latest predictions, its measurements, published figures, and the words of the header), so a
+// golden test can pin it. The CSV files that list every prediction read them through the digest
+// as they are written.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "hw/spec.hpp"
+#include "report/prediction_digest.hpp"
 #include "report/published.hpp"
 #include "report/report_charts.hpp"
 #include "store/store.hpp"
@@ -19,7 +21,7 @@ struct ReportInputs {
   std::string revision;                             // of the source tree that produced the report
   std::string command;                              // the command line that produced it
   std::vector<hw::Spec> gpus;                       // in the order the tables show them
-  std::vector<store::ReportRow> predictions;        // Store::predictions_for_report()
+  PredictionDigest predictions;                     // of Store::for_each_report_row
   std::vector<store::MeasurementRow> measurements;  // Store::measurements_for_report()
   std::vector<store::CeilingRow> ceilings;          // Store::latest_ceilings()
   std::vector<PublishedFigure> published;

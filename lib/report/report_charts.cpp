@@ -29,9 +29,24 @@ std::string ReportCharts::embed(Figure figure) {
 }
 
 std::string ReportCharts::attach(std::string file_name, std::string content) {
+  return attach(std::move(file_name),
+                [content = std::move(content)](const std::function<void(std::string_view)>& write) {
+                  write(content);
+                  return Status{Ok{}};
+                });
+}
+
+std::string ReportCharts::attach(std::string file_name, TextProducer produce) {
   const std::string path = folder_ + "/" + file_name;
-  attachments_.push_back({std::move(file_name), std::move(content)});
+  attachments_.push_back({std::move(file_name), std::move(produce)});
   return path;
+}
+
+Result<std::string> ReportCharts::Attachment::text() const {
+  std::string out;
+  if (Status produced = produce([&](std::string_view piece) { out += piece; }); !produced)
+    return produced.error();
+  return out;
 }
 
 }  // namespace fa4::report

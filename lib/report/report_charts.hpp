@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
 #include "report/chart.hpp"
 
 namespace fa4::report {
@@ -25,10 +27,15 @@ class ReportCharts {
   // A file of the report's numbers (CSV) kept beside the charts; returns its path relative to the
   // markdown, for a link.
   std::string attach(std::string file_name, std::string content);
+  // The same for a file too large to hold (every stored prediction): `produce` hands its text
+  // over in pieces when the file is written.
+  std::string attach(std::string file_name, TextProducer produce);
 
   struct Attachment {
     std::string file_name;
-    std::string content;
+    TextProducer produce;
+    // The whole text, produced into memory (for tests).
+    Result<std::string> text() const;
   };
   const std::vector<Attachment>& attachments() const { return attachments_; }
   const std::vector<Figure>& figures() const { return figures_; }

@@ -15,9 +15,7 @@ std::string gpu_ids(const std::vector<hw::Spec>& gpus) {
 }
 
 // "runs 3 (abc123), 4 (def456)": the runs the stored predictions come from.
-std::string runs_text(const std::vector<store::ReportRow>& rows) {
-  std::set<std::pair<std::int64_t, std::string>> runs;
-  for (const auto& r : rows) runs.insert({r.run_id, r.revision});
+std::string runs_text(const std::set<std::pair<std::int64_t, std::string>>& runs) {
   std::string out;
   for (const auto& [id, revision] : runs)
     out += fmt::format("{}{} (`{}`)", out.empty() ? "" : ", ", id,
@@ -34,7 +32,7 @@ std::string header_section(const ReportInputs& in) {
       "file: do not edit it by hand; run the command again.\n\n",
       in.generated_at, in.revision, in.command, model::kModelVersion);
   out += fmt::format("- Hardware models: {}.\n", gpu_ids(in.gpus));
-  out += in.predictions.empty()
+  out += in.predictions.count == 0
              ? fmt::format(
                    "- Stored predictions: none (run `fa4-analyze predict --sweep "
                    "data/sweeps/fa4-paper.json` first for section {}).\n",
@@ -42,7 +40,7 @@ std::string header_section(const ReportInputs& in) {
              : fmt::format(
                    "- Stored predictions: {}, the latest for each GPU, kernel, pass and "
                    "shape, from run(s) {}.\n",
-                   in.predictions.size(), runs_text(in.predictions));
+                   in.predictions.count, runs_text(in.predictions.runs));
   out += in.measurements.empty()
              ? fmt::format("- Stored measurements: none (see section {}).\n",
                            number(Section::measured))

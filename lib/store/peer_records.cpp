@@ -1,11 +1,12 @@
 // Parsing the peer runner's JSON Lines into measurements grouped by peer run.
 #include "store/peer_records.hpp"
 
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/json_keys.hpp"
 #include "hw/loader.hpp"
 
 namespace fa4::store {
@@ -32,7 +33,8 @@ std::string text(const json& o, const char* name) {
 
 std::string text_or_empty(const json& o, const char* name) {
   if (!o.contains(name) || o.at(name).is_null()) return "";
-  if (!o.at(name).is_string()) throw FieldError{fmt::format("\"{}\" must be a string or null", name)};
+  if (!o.at(name).is_string())
+    throw FieldError{fmt::format("\"{}\" must be a string or null", name)};
   return o.at(name).get<std::string>();
 }
 
@@ -59,7 +61,8 @@ AttnShape parse_shape(const json& o) {
   s.seqlen_k = positive_int(o, "seqlen_k");
   s.headdim = positive_int(o, "headdim");
   s.headdim_v = positive_int(o, "headdim_v");
-  if (!field(o, "causal").is_boolean()) throw FieldError{"\"shape\".\"causal\" must be true or false"};
+  if (!field(o, "causal").is_boolean())
+    throw FieldError{"\"shape\".\"causal\" must be true or false"};
   s.causal = o.at("causal").get<bool>();
   auto dtype = parse_dtype(text(o, "dtype"));
   if (!dtype) throw FieldError{"\"shape\": " + dtype.error().message};
@@ -70,7 +73,8 @@ AttnShape parse_shape(const json& o) {
 
 MeasurementStatus parse_status(const std::string& s) {
   if (const auto status = parse_measurement_status(s)) return *status;
-  throw FieldError{fmt::format("\"status\" is \"{}\"; expected \"ok\", \"failed\" or \"skipped\"", s)};
+  throw FieldError{
+      fmt::format("\"status\" is \"{}\"; expected \"ok\", \"failed\" or \"skipped\"", s)};
 }
 
 std::string versions_text(const json& record) {
@@ -124,13 +128,30 @@ void check_against_peak(const Measurement& m, const std::vector<hw::Spec>& specs
         to_string(m.shape.dtype), peak, 100 * (kPeakMargin - 1))};
 }
 
+// The keys of a fa4-peer/1 record (scripts/peers/peer_common.py, RECORD_KEYS) and of its shape:
+// any other is a typo or a newer writer's, and is refused rather than ignored.
+void refuse_unknown_keys(const json& record) {
+  Status known = check_known_keys(
+      record, {"schema", "run",      "source",   "kernel", "device",      "driver",
+               "cuda",   "versions", "revision", "host",   "measured_at", "shape",
+               "pass",   "status",   "reason",   "check",  "samples_s",   "median_s",
+               "p25_s",  "p75_s",    "min_s",    "max_s",  "tflops",      "sm_clock_mhz"},
+      "");
+  if (known && record.contains("shape"))
+    known = check_known_keys(record.at("shape"),
+                             {"batch", "heads_q", "heads_kv", "seqlen_q", "seqlen_k", "headdim",
+                              "headdim_v", "causal", "dtype"},
+                             "/shape");
+  if (!known) throw FieldError{known.error().message};
+}
+
 Measurement parse_measurement(const json& r, const std::string& run) {
   Measurement m;
   m.kernel = text(r, "kernel");
   m.source = text(r, "source");
   if (!m.source.starts_with("peer:"))
-    throw FieldError{fmt::format("\"source\" is \"{}\"; peer records are tagged \"peer:...\"",
-                                 m.source)};
+    throw FieldError{
+        fmt::format("\"source\" is \"{}\"; peer records are tagged \"peer:...\"", m.source)};
   m.device = text(r, "device");
   m.shape = parse_shape(field(r, "shape"));
   auto pass = parse_pass(text(r, "pass"));
@@ -192,12 +213,15 @@ Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std:
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      const json record = json::parse(line);
+      json record;
+      if (auto duplicate = parse_json_noting_duplicate_key(line, record))
+        throw FieldError{*duplicate};
       if (!record.is_object()) throw FieldError{"a record must be a JSON object"};
+      refuse_unknown_keys(record);
       const std::string schema = text(record, "schema");
       if (schema != "fa4-peer/1")
-        throw FieldError{fmt::format("\"schema\" is \"{}\"; this version reads \"fa4-peer/1\"",
-                                     schema)};
+        throw FieldError{
+            fmt::format("\"schema\" is \"{}\"; this version reads \"fa4-peer/1\"", schema)};
       const std::string run = text(record, "run");
       Measurement m = parse_measurement(record, run);
       check_against_peak(m, specs);
@@ -213,8 +237,8 @@ Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std:
   }
   if (in.bad()) return Error{fmt::format("{}: read error after line {}", origin, number)};
   if (runs.empty())
-    return Error{fmt::format("{}: no peer records (expected JSON Lines of schema fa4-peer/1)",
-                             origin)};
+    return Error{
+        fmt::format("{}: no peer records (expected JSON Lines of schema fa4-peer/1)", origin)};
   return runs;
 }
 

@@ -19,7 +19,8 @@ namespace fa4::store {
 // `command_line` is stored on each run; its notes say the peer's versions and `origin`.
 // A record whose statistics contradict themselves (a median outside [min, max]...) or whose
 // TFLOP/s exceed the dense peak of its device's model in `specs` (matched by device name) by
-// more than 10% is refused with its line.
+// more than 10% is refused with its line, as is a key the schema does not have or a key given
+// twice in one object (with its JSON pointer).
 Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std::string& origin,
                                                     const std::string& command_line,
                                                     const std::vector<hw::Spec>& specs);

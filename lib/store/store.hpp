@@ -195,6 +195,18 @@ struct OpenOptions {
   std::chrono::milliseconds busy_timeout{30000};
 };
 
+// Which of the report's predictions to read (Store::for_each_report_row).
+struct ReportRowFilter {
+  std::string_view gpu = {};  // only this GPU's; empty: every GPU's
+  bool square_only = false;   // only shapes with seqlen_q = seqlen_k
+};
+
+// How far an integrity check got without finding damage.
+enum class IntegrityCheck {
+  whole,      // every page checked
+  cut_short,  // stopped at its time budget; what it checked was whole
+};
+
 class PredictionInserter;
 
 // A prediction run recorded in batches inside one transaction, so that memory stays bounded
@@ -233,8 +245,10 @@ class Store {
   static Result<Store> open(const std::string& path, const OpenOptions& options = {});
 
   // The integrity check (PRAGMA integrity_check up to 16 MiB, quick_check above): an error that
-  // names the damage and how to recover from it, or Ok.
-  Status check_integrity() const;
+  // names the damage and how to recover from it, or how far it got: whole, or cut short when it
+  // ran past `budget` (a reader's bound; writers check whole when they open).
+  Result<IntegrityCheck> check_integrity(
+      std::optional<std::chrono::milliseconds> budget = std::nullopt) const;
 
   const std::string& path() const { return path_; }
 
@@ -273,6 +287,10 @@ class Store {
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;
+  // The same rows one at a time, those `filter` keeps, so that a reader of millions need not hold
+  // them: `visit` is called with each in turn.
+  Status for_each_report_row(const ReportRowFilter& filter,
+                             const std::function<void(const ReportRow&)>& visit) const;
   // The latest measurement of each (device, kernel, source, problem), with its samples, ordered by
   // device, pass, dtype, causal, head dims, batch, heads, seqlens, kernel.
   Result<std::vector<MeasurementRow>> measurements_for_report() const;

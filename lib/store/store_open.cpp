@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "store/migrations.hpp"
@@ -134,8 +137,49 @@ Result<std::int64_t> count_schema_objects(sqlite3* db) {
 // integrity_check 8.1 s (2 shared cores under load).
 constexpr std::uintmax_t kFullCheckBytes = std::uintmax_t{16} << 20;
 
-// Ok, or the damage the check found (the first finding and how many there are), on one line.
-Status integrity_of(sqlite3* db, const std::string& path, const OpenOptions& options) {
+// Interrupts what `db` is running (sqlite3_interrupt) once `budget` has passed, unless it is
+// destroyed first; the integrity check stops at the next page it visits.
+class Watchdog {
+ public:
+  Watchdog(sqlite3* db, std::optional<std::chrono::milliseconds> budget) {
+    if (!budget) return;
+    watcher_ = std::thread([this, db, budget] {
+      std::unique_lock lock(mutex_);
+      if (!finished_.wait_for(lock, *budget, [this] { return done_; })) {
+        fired_ = true;
+        sqlite3_interrupt(db);
+      }
+    });
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() { stop(); }
+
+  // Stops the watch; whether it fired.
+  bool stop() {
+    if (watcher_.joinable()) {
+      {
+        std::lock_guard lock(mutex_);
+        done_ = true;
+      }
+      finished_.notify_one();
+      watcher_.join();
+    }
+    return fired_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false, fired_ = false;
+  std::thread watcher_;
+};
+
+// Whole (or cut short by `budget`), or the damage the check found (the first finding and how many
+// there are), on one line.
+Result<IntegrityCheck> integrity_of(sqlite3* db, const std::string& path,
+                                    const OpenOptions& options,
+                                    std::optional<std::chrono::milliseconds> budget) {
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
   const bool full = ec || bytes <= kFullCheckBytes;
@@ -143,16 +187,21 @@ Status integrity_of(sqlite3* db, const std::string& path, const OpenOptions& opt
   auto check = Statement::prepare(db, "PRAGMA " + pragma);
   if (!check) return open_failure(db, path, check.error(), options);
   std::vector<std::string> findings;
+  Watchdog watchdog(db, budget);
   for (;;) {
     auto row = check->step();
-    if (!row) return open_failure(db, path, row.error(), options);
+    if (!row) {
+      if (watchdog.stop() && (sqlite3_errcode(db) & 0xff) == SQLITE_INTERRUPT)
+        return IntegrityCheck::cut_short;
+      return open_failure(db, path, row.error(), options);
+    }
     if (!*row) break;
     // A row may hold several findings, one a line, under a "*** in database main ***" line.
     std::istringstream lines(check->column_text(0));
     for (std::string line; std::getline(lines, line);)
       if (line != "ok" && line.rfind("***", 0) != 0) findings.push_back(line);
   }
-  if (findings.empty()) return Ok{};
+  if (findings.empty()) return IntegrityCheck::whole;
   return damaged(path,
                  fmt::format("PRAGMA {} found {} problem{}, the first: {}", pragma, findings.size(),
                              findings.size() == 1 ? "" : "s", findings.front()));
@@ -240,7 +289,10 @@ Result<Reader> open_reader(const std::string& path, const OpenOptions& options) 
 
 }  // namespace
 
-Status Store::check_integrity() const { return integrity_of(db_.get(), path_, {}); }
+Result<IntegrityCheck> Store::check_integrity(
+    std::optional<std::chrono::milliseconds> budget) const {
+  return integrity_of(db_.get(), path_, {}, budget);
+}
 
 Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
   const bool in_memory = path == ":memory:";
@@ -266,7 +318,8 @@ Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
   auto state = schema_state(db.get(), path, options);
   if (!state) return state.error();
   if (state->objects > 0) {
-    if (auto whole = integrity_of(db.get(), path, options); !whole) return whole.error();
+    if (auto whole = integrity_of(db.get(), path, options, std::nullopt); !whole)
+      return whole.error();
   }
   const int from = state->version;
   const int latest = latest_schema_version();

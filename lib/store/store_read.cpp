@@ -160,26 +160,38 @@ Result<QueryResult> Store::query(std::string_view sql) const {
   return table;
 }
 
-Result<std::vector<ReportRow>> Store::predictions_for_report() const {
+Status Store::for_each_report_row(const ReportRowFilter& filter,
+                                  const std::function<void(const ReportRow&)>& visit) const {
+  std::string where;
+  if (!filter.gpu.empty()) where = "WHERE gpu = ?1";
+  if (filter.square_only)
+    where += where.empty() ? "WHERE seqlen_q = seqlen_k" : " AND seqlen_q = seqlen_k";
   auto select = Statement::prepare(
-      db_.get(), fmt::format("SELECT {}, {} FROM v_latest_predictions ORDER BY gpu, algorithm, "
+      db_.get(), fmt::format("SELECT {}, {} FROM v_latest_predictions {} ORDER BY gpu, algorithm, "
                              "pass, dtype, causal, headdim, headdim_v, batch, heads_q, heads_kv, "
                              "seqlen_q, seqlen_k, id",
-                             kReportColumns, kProblemColumns));
+                             kReportColumns, kProblemColumns, where));
   if (!select) return select.error();
-  std::vector<ReportRow> rows;
+  if (!filter.gpu.empty()) select->bind(1, filter.gpu);
   for (;;) {
     auto more = select->step();
     if (!more)
       return Error{fmt::format("{}: cannot read predictions: {}", path_, more.error().message)};
-    if (!*more) return rows;
+    if (!*more) return Ok{};
     auto row = read_report_row(*select);
     if (!row) {
       return Error{
           fmt::format("{}: prediction {}: {}", path_, select->column_int(1), row.error().message)};
     }
-    rows.push_back(std::move(row).value());
+    visit(*row);
   }
+}
+
+Result<std::vector<ReportRow>> Store::predictions_for_report() const {
+  std::vector<ReportRow> rows;
+  auto read = for_each_report_row({}, [&](const ReportRow& row) { rows.push_back(row); });
+  if (!read) return read.error();
+  return rows;
 }
 
 Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {

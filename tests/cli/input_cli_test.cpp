@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli_runner.hpp"
 
@@ -25,6 +26,18 @@ class Input : public CliTest {
   void write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
   }
+  // Runs `fa4-analyze ARGS` under a pseudo-terminal (util-linux script) and returns what the
+  // terminal showed; "" when script is not installed (the caller skips, saying kNoTerminal).
+  std::string run_on_terminal(const std::string& args) {
+    if (std::system("script --version >/dev/null 2>&1") != 0) return "";
+    const std::string command = "cd '" + dir_.string() +
+                                "' && script -qec \"FA4_DB= '" FA4_CLI "' " + args +
+                                "\" /dev/null > tty.txt";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    return slurp(dir_ / "tty.txt");
+  }
+  static constexpr const char* kNoTerminal =
+      "skipped: util-linux script (a pseudo-terminal) is not installed";
   std::string csv(const std::string& sql) {
     const Outcome o = run("--db t.db query --format csv \"" + sql + "\"");
     EXPECT_EQ(o.code, 0) << o.err;
@@ -55,6 +68,57 @@ TEST_F(Input, ADuplicateSweepKeyIsRefusedWithItsPointer) {
   const Outcome r = run("--db t.db predict --sweep dup.json --gpu h100 --kernel fa3");
   expect_error(r, "dup.json: /shapes/0/causal: duplicate key");
   EXPECT_FALSE(fs::exists(dir_ / "t.db"));
+}
+
+// The other JSON inputs are as strict as sweeps: a hardware model, a published-figures file and a
+// peer results file each refuse a key given twice (file, pointer and key) and a key they do not
+// know, and record nothing.
+TEST_F(Input, ADuplicateKeyInAHardwareModelIsRefusedWithFilePointerAndKey) {
+  fs::create_directories(dir_ / "models");
+  std::string model = slurp(fs::path(FA4_SOURCE_DIR) / "models/h100-sxm.json");
+  const std::string sms = "\"sms\": {";
+  ASSERT_NE(model.find(sms), std::string::npos);
+  model.insert(model.find(sms) + sms.size(), R"("value": 1, )");
+  std::ofstream(dir_ / "models/h100-sxm.json") << model;
+  expect_error(run("--models models gpus"),
+               "models/h100-sxm.json: /sms/value: duplicate key \"value\"");
+}
+
+constexpr const char* kPublishedFigure =
+    R"({"gpu": "h100-sxm", "kernel": "fa3", "pass": "fwd", "shape": {"batch": 4, "heads": 16,
+       "seqlen": 8448, "headdim": 128, "causal": false, "dtype": "fp16"}, "tflops": 661)";
+
+TEST_F(Input, APublishedFileRefusesDuplicateAndUnknownKeys) {
+  const std::string head = R"({"source": "s", "citation": "c", "figures": [)";
+  write("dup.json", head + kPublishedFigure + R"(, "tflops": 600}]})");
+  expect_error(run("--db t.db import dup.json"),
+               "dup.json: /figures/0/tflops: duplicate key \"tflops\"");
+  write("typo.json", head + kPublishedFigure + R"(, "rol": "target"}]})");
+  expect_error(run("--db t.db import typo.json"),
+               "typo.json: /figures/0/rol: unknown key; did you mean \"role\"?");
+  write("top.json", head + kPublishedFigure + R"(}], "citaton": "c"})");
+  expect_error(run("--db t.db import top.json"),
+               "top.json: /citaton: unknown key; did you mean \"citation\"?");
+  EXPECT_EQ(csv("SELECT COUNT(*) FROM published"), "0\n");
+  // The shipped files pass.
+  const Outcome shipped = run("--db t.db import '" FA4_SOURCE_DIR "/data/published/papers.json'");
+  EXPECT_EQ(shipped.code, 0) << shipped.err;
+}
+
+TEST_F(Input, APeerResultsFileRefusesDuplicateAndUnknownKeysNamingTheLine) {
+  const std::string sample = slurp(FA4_TEST_DATA "/peers-sample.jsonl");
+  const std::string first = sample.substr(0, sample.find('\n'));
+  std::string dup = first;
+  dup.insert(dup.find("\"batch\": "), R"("batch": 2, )");
+  write("dup.jsonl", first + "\n" + dup + "\n");
+  expect_error(run("--db t.db import dup.jsonl"),
+               "dup.jsonl:2: /shape/batch: duplicate key \"batch\"");
+  std::string typo = first;
+  typo.insert(typo.find("\"median_s\": "), R"("medain_s": 1, )");
+  write("typo.jsonl", typo + "\n");
+  expect_error(run("--db t.db import typo.jsonl"),
+               "typo.jsonl:1: /medain_s: unknown key; did you mean \"median_s\"?");
+  EXPECT_EQ(csv("SELECT COUNT(*) FROM measurements"), "0\n");
 }
 
 TEST_F(Input, TheSameShapeGivenTwiceIsModelledOnceAndSaysSo) {
@@ -193,17 +257,29 @@ TEST_F(Input, ALongPredictShowsProgressOnlyOnATerminal) {
   ASSERT_EQ(piped.code, 0) << piped.err;
   EXPECT_EQ(piped.err, "") << "no progress line when stderr is not a terminal";
   EXPECT_NE(piped.out.find("run 1: recorded "), std::string::npos) << piped.out;
-  // Under a pseudo-terminal (util-linux script), the line appears and is erased at the end.
-  if (std::system("script --version >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "skipped: util-linux script (a pseudo-terminal) is not installed";
-  const std::string command = "cd '" + dir_.string() +
-                              "' && script -qec \"FA4_DB= '" FA4_CLI
-                              "' --db u.db predict --sweep big.json\" /dev/null > tty.txt";
-  ASSERT_EQ(std::system(command.c_str()), 0);
-  const std::string tty = slurp(dir_ / "tty.txt");
+  // Under a pseudo-terminal, the line appears and is erased at the end.
+  const std::string tty = run_on_terminal("--db u.db predict --sweep big.json");
+  if (tty.empty()) GTEST_SKIP() << kNoTerminal;
   // "N of 16000 x (GPU models) (shape, kernel, GPU, pass) combinations (P%), S s"
   EXPECT_NE(tty.find("000 (shape, kernel, GPU, pass) combinations ("), std::string::npos) << tty;
   EXPECT_NE(tty.find("\r\033[K"), std::string::npos) << tty;
+}
+
+// report over 80k predictions runs over a second: a progress line on a terminal (the predictions
+// read, the charts and the CSV rows written), erased before its summary; none when piped.
+TEST_F(Input, ALongReportShowsProgressOnlyOnATerminal) {
+  write("big.json", grid_sweep(500));
+  ASSERT_EQ(run("--db t.db predict --sweep big.json").code, 0);
+  const Outcome piped = run("--db t.db report --out r/r.md");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(piped.err, "") << "no progress line when stderr is not a terminal";
+  const std::string tty = run_on_terminal("--db t.db report --out r/r.md");
+  if (tty.empty()) GTEST_SKIP() << kNoTerminal;
+  const bool counted = tty.find(" stored predictions read (two passes), ") != std::string::npos ||
+                       tty.find(" charts written (") != std::string::npos ||
+                       tty.find(" rows of CSV files written (") != std::string::npos;
+  EXPECT_TRUE(counted) << tty;
+  EXPECT_NE(tty.find("\r\033[Kwrote r/r.md: "), std::string::npos) << tty;
 }
 
 TEST_F(Input, QueryPrintsAThousandRowsUnlessToldAndSaysHowToSeeMore) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -152,6 +153,79 @@ TEST_F(AtomicFile, AnUnchangedFileIsNotRewrittenWhenAsked) {
   fs::last_write_time(dir_ / "r.md", old_time);
   ASSERT_TRUE(write_file_atomically(dir_ / "r.md", "other"));
   EXPECT_NE(fs::last_write_time(dir_ / "r.md"), old_time);
+}
+
+// A writer killed between creating its temporary file and renaming it: a child process creates
+// ".r.md.tmp-PID-0" as write_file_atomically names it, then is SIGKILLed and reaped.
+TEST_F(AtomicFile, TheNextWriteRemovesTheTemporaryOfAKilledWriter) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    put_file(dir_ / (".r.md.tmp-" + std::to_string(::getpid()) + "-0"), "half a rep");
+    ::raise(SIGKILL);
+  }
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  const std::string dead = ".r.md.tmp-" + std::to_string(child) + "-0";
+  ASSERT_TRUE(fs::exists(dir_ / dead));
+  // Kept: a live process's temporary (it may be writing), another file's, and names that only
+  // look alike.
+  const std::vector<std::string> kept = {".r.md.tmp-" + std::to_string(::getppid()) + "-3",
+                                         ".r.md.tmp-" + std::to_string(::getpid()) + "-9",
+                                         ".other.md.tmp-" + std::to_string(child) + "-0",
+                                         ".r.md.tmp-" + std::to_string(child) + "-x",
+                                         ".r.md.tmp-notes"};
+  for (const auto& name : kept) put_file(dir_ / name, "x");
+
+  ASSERT_TRUE(write_file_atomically(dir_ / "r.md", "whole"));
+  EXPECT_EQ(read_file(dir_ / "r.md"), "whole");
+  EXPECT_FALSE(fs::exists(dir_ / dead));
+  std::vector<std::string> expected = kept;
+  expected.push_back("r.md");
+  EXPECT_TRUE(strays(dir_, expected).empty());
+  for (const auto& name : kept) EXPECT_TRUE(fs::exists(dir_ / name)) << name;
+}
+
+// A text too large to hold arrives in pieces: they are written in order, compared with the old
+// file when asked, and a producer that fails leaves the old file whole.
+TEST_F(AtomicFile, PiecesAreWrittenInOrderAndAFailedProducerKeepsTheOldFile) {
+  const auto lines = [](int n, std::string last) {
+    return [n, last](const std::function<void(std::string_view)>& write) {
+      for (int i = 0; i < n; ++i) write(std::to_string(i) + "\n");
+      write(last);
+      return Status{Ok{}};
+    };
+  };
+  ASSERT_TRUE(write_file_in_pieces(dir_ / "r.csv", lines(200000, "end")));
+  const std::string whole = read_file(dir_ / "r.csv");
+  EXPECT_EQ(whole.substr(0, 8), "0\n1\n2\n3\n");
+  EXPECT_EQ(whole.substr(whole.size() - 11), "\n199999\nend");
+
+  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  fs::last_write_time(dir_ / "r.csv", old_time);
+  const auto same =
+      write_file_in_pieces(dir_ / "r.csv", lines(200000, "end"), {.skip_if_unchanged = true});
+  ASSERT_TRUE(same);
+  EXPECT_EQ(*same, WriteOutcome::unchanged);
+  EXPECT_EQ(fs::last_write_time(dir_ / "r.csv"), old_time);
+  // Longer by one piece, or differing only at the end: written.
+  for (const std::string last : {"end\n", "enD"}) {
+    const auto other =
+        write_file_in_pieces(dir_ / "r.csv", lines(200000, last), {.skip_if_unchanged = true});
+    ASSERT_TRUE(other);
+    EXPECT_EQ(*other, WriteOutcome::written) << last;
+  }
+
+  const auto failed = write_file_in_pieces(dir_ / "r.csv", [](const auto& write) {
+    write("half");
+    return Status{Error{"the database went away"}};
+  });
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().message,
+            "cannot write " + (dir_ / "r.csv").string() + ": the database went away");
+  EXPECT_EQ(read_file(dir_ / "r.csv").substr(whole.size() - 3), "enD");
+  EXPECT_TRUE(strays(dir_, {"r.csv"}).empty());
 }
 
 TEST_F(AtomicFile, ASymbolicLinkStaysALinkToTheNewText) {

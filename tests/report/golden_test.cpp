@@ -77,7 +77,7 @@ TEST(GoldenReport, ChartsAndCsvMatchTheGoldenFiles) {
     files += 2;
   }
   for (const auto& csv : report.charts.attachments()) {
-    expect_golden(csv.content, folder / csv.file_name);
+    expect_golden(csv.text().value(), folder / csv.file_name);
     ++files;
   }
   std::size_t golden_files = 0;

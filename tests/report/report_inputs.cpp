@@ -117,7 +117,7 @@ ReportInputs golden_inputs() {
   in.revision = "abc1234";
   in.command = "fa4-analyze report --out golden-report.md";
   in.gpus = real_specs();
-  in.predictions = sample_rows();
+  in.predictions = digest_predictions(read_from(sample_rows()), in.gpus).value();
   in.measurements = sample_measurements();
   // The ladder's upper rungs and an ablation, and the GEMM ceiling they are set against.
   for (auto [kernel, s, tflops] :

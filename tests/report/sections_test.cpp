@@ -26,7 +26,7 @@ class Sections : public ::testing::Test {
   std::string sweep(std::vector<store::ReportRow> rows) {
     ReportInputs in;
     in.gpus = gpus;
-    in.predictions = std::move(rows);
+    in.predictions = digest_predictions(read_from(std::move(rows)), gpus).value();
     return sweep_section(in, charts);
   }
   std::string measured(std::vector<store::MeasurementRow> rows) {
@@ -94,12 +94,10 @@ TEST_F(Sections, SweepChartsAGpuPerPassAndHeadDimAndKeepsEveryFigureInCsv) {
   ASSERT_EQ(b200.panels.size(), 2u);  // fwd hd128, bwd hd128
   // fa2 has one seqlen on b200 (no line); fa4 non-causal a line; causal and bwd one point each.
   EXPECT_EQ(legend_names(b200), (std::vector<std::string>{"fa4"}));
-  const auto& csv = charts.attachments()[1];
-  EXPECT_EQ(csv.file_name, "predicted-b200.csv");
-  EXPECT_TRUE(contains(csv.content, "b200,fa2,fwd,32,16,16,1024,1024,128,128,0,bf16,610.4,"))
-      << csv.content;
-  EXPECT_TRUE(contains(csv.content, "b200,fa4,fwd,4,16,16,8192,8192,128,128,1,bf16,1390.0,"))
-      << csv.content;
+  EXPECT_EQ(charts.attachments()[1].file_name, "predicted-b200.csv");
+  const std::string csv = charts.attachments()[1].text().value();
+  EXPECT_TRUE(contains(csv, "b200,fa2,fwd,32,16,16,1024,1024,128,128,0,bf16,610.4,")) << csv;
+  EXPECT_TRUE(contains(csv, "b200,fa4,fwd,4,16,16,8192,8192,128,128,1,bf16,1390.0,")) << csv;
 }
 
 TEST_F(Sections, SweepChartLinesKeepToOneTokenCount) {

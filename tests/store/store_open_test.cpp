@@ -119,6 +119,28 @@ TEST(StoreOpen, MigrationsRefuseToSkipAVersion) {
   EXPECT_EQ(*read_schema_version(db->get()), 1);
 }
 
+// A reader's integrity check is bounded in time: on a database it cannot check within its budget
+// (40 MB here) it stops and says so; without a budget it checks every page.
+TEST(StoreOpen, AReadersIntegrityCheckStopsAtItsBudget) {
+  TempDir dir;
+  const std::string path = dir.file("big.db");
+  ASSERT_TRUE(Store::open(path));
+  {
+    Db db = raw_open(path);
+    raw_exec(db.get(),
+             "CREATE TABLE filler (x BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + "
+             "1 FROM n WHERE i < 40000) INSERT INTO filler SELECT randomblob(1000) FROM n");
+  }
+  auto reader = Store::open(path, {.read_only = true});
+  ASSERT_TRUE(reader) << reader.error().message;
+  const auto bounded = reader->check_integrity(std::chrono::milliseconds(1));
+  ASSERT_TRUE(bounded) << bounded.error().message;
+  EXPECT_EQ(*bounded, IntegrityCheck::cut_short);
+  const auto whole = reader->check_integrity();
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_EQ(*whole, IntegrityCheck::whole);
+}
+
 TEST(StoreOpen, RefusesAFileThatIsNotSqliteAndLeavesIt) {
   TempDir dir;
   for (const std::string bytes : {"batch,heads\n1,16\n2,32\n", "hi"}) {
