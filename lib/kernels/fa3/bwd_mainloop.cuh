@@ -149,6 +149,13 @@ __device__ __forceinline__ void reduce_dq(const BwdParams& p, const BwdSharedMap
 
 // ---- consumer GEMMs (one warpgroup) ----
 
+// A k step's byte offset as an addend to a descriptor's start-address field (bits 0-13, address
+// >> 4; shared addresses stay under 2^18, so the field never carries). Each step's descriptor is
+// then the operand's one descriptor plus a constant: computed from the address per step instead,
+// ptxas keeps every step's 64-bit descriptor of the loop-invariant K and V operands live across the
+// query loop, and the registers that takes make it serialize the wgmmas (C7512) or spill.
+__device__ __forceinline__ std::uint64_t step_field(int bytes) { return std::uint64_t(bytes >> 4); }
+
 // acc (64 x N) = A B^T over `steps` k16 slices, both operands K-major in shared memory (A rows
 // `a_rows` apart per column block, B's column blocks `b_block_bytes` apart).
 template <int N, bool IsBf16, int Steps, int ABlockBytes, int BBlockBytes, bool TransposedB>
@@ -160,16 +167,15 @@ __device__ __forceinline__ void gemm_ss(float (&acc)[N / 2], std::uint32_t a, st
   for (int ks = 0; ks < Steps; ++ks) {
     const int cb = ks / (kColumnBlock / kMmaK);
     const int in_block = (ks % (kColumnBlock / kMmaK)) * kMmaK * 2;
-    const std::uint64_t desc_a = kmajor_descriptor(a + std::uint32_t(cb * ABlockBytes + in_block));
+    const std::uint64_t desc_a = kmajor_descriptor(a) + step_field(cb * ABlockBytes + in_block);
     if constexpr (TransposedB) {
       // B N-major (K as B for dQ = dS K): 16 k rows per step, column blocks BBlockBytes apart.
       Wgmma<N, IsBf16>::ss_tb(
-          acc, desc_a,
-          mnmajor_descriptor(b + std::uint32_t(ks * kMmaK * kSwizzleBytes), BBlockBytes),
+          acc, desc_a, mnmajor_descriptor(b, BBlockBytes) + step_field(ks * kMmaK * kSwizzleBytes),
           accumulate || ks > 0);
     } else {
       Wgmma<N, IsBf16>::ss(acc, desc_a,
-                           kmajor_descriptor(b + std::uint32_t(cb * BBlockBytes + in_block)),
+                           kmajor_descriptor(b) + step_field(cb * BBlockBytes + in_block),
                            accumulate || ks > 0);
     }
   }
@@ -189,8 +195,7 @@ __device__ __forceinline__ void rs_issue(float (&acc)[T::kAccRegs], std::uint32_
   for (int ks = 0; ks < T::kBlockM / kMmaK; ++ks) {
     const std::uint32_t frag[4] = {a[4 * ks], a[4 * ks + 1], a[4 * ks + 2], a[4 * ks + 3]};
     Wgmma<T::kHeadDim, T::kIsBf16>::rs(
-        acc, frag, mnmajor_descriptor(b + std::uint32_t(ks * T::kRowStepBytes), T::kQBlockBytes),
-        1);
+        acc, frag, mnmajor_descriptor(b, T::kQBlockBytes) + step_field(ks * T::kRowStepBytes), 1);
   }
 }
 template <class T>
@@ -311,10 +316,16 @@ __device__ __forceinline__ void probabilities(const BwdParams& p, float (&s)[T::
   }
 }
 
-// dS^T = P^T (dP^T - D), in place of dP^T.
-template <class T>
-__device__ __forceinline__ void score_gradients(const float (&pt)[T::kSRegs],
-                                                float (&dpt)[T::kSRegs], std::uint32_t delta) {
+// dS^T = P^T o (dP^T - D), packed to 16-bit pairs, and P^T packed too where `PackP`: one column
+// pair at a time, so that the float32 tiles die as the packed ones fill (registers: P^T, dP^T and
+// the packed tiles are never all live at once).
+template <class T, bool PackP>
+__device__ __forceinline__ void pack_score_gradients(const float (&pt)[T::kSRegs],
+                                                     const float (&dpt)[T::kSRegs],
+                                                     std::uint32_t delta,
+                                                     std::uint32_t (&dsp)[T::kPRegs],
+                                                     std::uint32_t (&pp)[T::kPRegs]) {
+  using Element = typename T::Element;
   const int t = int(threadIdx.x) % 4;
 #pragma unroll
   for (int j = 0; j < T::kBlockM / 8; ++j) {
@@ -324,19 +335,22 @@ __device__ __forceinline__ void score_gradients(const float (&pt)[T::kSRegs],
                  : "r"(delta + std::uint32_t((8 * j + 2 * t) * 4)));
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
-      dpt[4 * j + 2 * h] = pt[4 * j + 2 * h] * (dpt[4 * j + 2 * h] - d0);
-      dpt[4 * j + 2 * h + 1] = pt[4 * j + 2 * h + 1] * (dpt[4 * j + 2 * h + 1] - d1);
+      const int k = 4 * j + 2 * h;
+      dsp[2 * j + h] = pack_pair<Element>(pt[k] * (dpt[k] - d0), pt[k + 1] * (dpt[k + 1] - d1));
+      if constexpr (PackP) pp[2 * j + h] = pack_pair<Element>(pt[k], pt[k + 1]);
     }
   }
 }
 
 // Consumer warpgroup `wg`'s query loop over one tile: dV (and/or dK, dQ as T::kOutputs says)
-// for the CTA's key block. With dK and dQ the loop is software-pipelined so that the tensor cores
-// always have queued work from this warpgroup except during its exp2 and dS: per iteration i
-//   issue dP(i); wait S(i) (dV, dK of i-1 are done too: free Q, dO of i-1); P(i) (exp2, while
-//   dP(i) runs); wait dP(i); dS(i) to shared memory; bar.sync; issue dQ(i), then dV(i) + dK(i),
-//   then S(i+1); wait dQ(i) and hand it on (while dV, dK, S(i+1) run).
-// Commit groups complete in order, which the wait counts below rely on.
+// for the CTA's key block. With dK and dQ, per query iteration i (commit groups complete in order;
+// all but the dP wait leave the group issued last in flight):
+//   issue S(i); wait dK(i-1) (free Q, dO of i-1); issue dP(i); wait S(i); P(i) (exp2, while
+//   dP(i) runs); wait dP(i); dS(i) and P(i) packed, dS(i) to shared memory; issue dV(i);
+//   bar.sync (while dV(i) runs); issue dQ(i), dK(i); wait dQ(i) and hand it on (while dK(i) runs).
+// No wgmma stays in flight on one path of a branch only, and no register set outlives its wait:
+// ptxas serializes every wgmma of the kernel otherwise (warnings C7514, C7512; run 2's loop issued
+// S(i+1) under `if` and got C7514). NOTES_BWD.md (run 4) has the variants tried.
 template <class T>
 __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdSharedMap<T>& smem,
                                              BwdConsumerState& st, int wg, const BwdTile& tile,
@@ -380,44 +394,39 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
     }
     return;
   } else {
-    if (tile.iterations == 0) return;
-    // S(i+1) is issued early only with a second ring stage: with one (hd256), Q(i+1) lands in
-    // the stage that iteration i frees, so S(i) is issued at the top of iteration i instead.
-    constexpr bool kEarlyS = T::kStages > 1;
-    if constexpr (kEarlyS) issue_s(st.ring);
     int previous = 0;  // the ring stage of iteration i - 1
+    const auto free_previous = [&]() {
+      fence_operands(dsp);
+      fence_operands(dk);
+      if constexpr (T::kDv) fence_operands(dv);
+      release_stage(previous);
+    };
     BwdQueryBlock qb = query_block(p, tile, 0);
     for (int i = 0; i < tile.iterations; ++i) {
       const int m0 = qb.m_block * T::kBlockM;
       const PipelineState at = st.ring;
-      const auto free_previous = [&]() {
-        fence_operands(pp);
-        fence_operands(dsp);
-        fence_operands(dk);
-        if constexpr (T::kDv) fence_operands(dv);
-        release_stage(previous);
-      };
-      if constexpr (!kEarlyS) {
-        if (i > 0) {
-          wgmma_wait<0>();  // dV(i-1), dK(i-1)
-          free_previous();
-        }
-        issue_s(at);
+      // One ring stage (hd256): Q(i) lands in the stage that iteration i - 1 frees.
+      if (T::kStages == 1 && i > 0) {
+        wgmma_wait<0>();  // dK(i-1)
+        free_previous();
+      }
+      issue_s(at);
+      if (T::kStages > 1 && i > 0) {
+        wgmma_wait<1>();  // dK(i-1) (and dV(i-1), dQ(i-1) before it); S(i) runs on
+        free_previous();
       }
       mbarrier_wait(smem.do_full(at.index), at.phase);
       gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes,
               false>(dp, v_wg, smem.dout(at.index), false);
-      wgmma_wait<1>();  // S(i), and dV(i-1), dK(i-1) before it
+      wgmma_wait<1>();  // S(i)
       fence_operands(s);
-      if (kEarlyS && i > 0) free_previous();
       probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, m0);
-      wgmma_wait<0>();
+      wgmma_wait<0>();  // dP(i)
       fence_operands(dp);
-      score_gradients<T>(s, dp, smem.delta(at.index));
-      if constexpr (T::kDv) convert_pairs<T>(s, pp);
-      convert_pairs<T>(dp, dsp);
+      pack_score_gradients<T, T::kDv>(s, dp, smem.delta(at.index), dsp, pp);
       const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
       store_ds<T>(dsp, ds_tile, wg);
+      if constexpr (T::kDv) gemm_rs<T>(dv, pp, smem.dout(at.index));  // dV += P^T dO
       // Both warpgroups' dS columns are in shared memory before either reads the whole tile.
       fence_proxy_async_shared();
       named_barrier_sync(kDsReadyBarrier, kConsumerThreads);
@@ -427,20 +436,10 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
               true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
                     smem.k() + std::uint32_t(dq_col0 / kColumnBlock * T::kKvBlockBytes), false);
-      // dV += P^T dO and dK += dS^T Q as one commit group.
-      if constexpr (T::kDv) rs_issue<T>(dv, pp, smem.dout(at.index));
-      rs_issue<T>(dk, dsp, smem.q(at.index));
-      wgmma_commit();
-      const bool has_next = i + 1 < tile.iterations;
-      previous = at.index;
-      st.ring.template advance<T::kStages>();
-      if (kEarlyS && has_next) {
-        issue_s(st.ring);
-        wgmma_wait<2>();
-      } else {
-        wgmma_wait<1>();
-      }
+      gemm_rs<T>(dk, dsp, smem.q(at.index));  // dK += dS^T Q
+      wgmma_wait<1>();                        // dQ(i) (and dV(i)); dK(i) runs on
       fence_operands(dq);
+      if constexpr (T::kDv) fence_operands(pp);
       emit_dq<T>(p, smem, dq, dq_row0, dq_col0, qb.bh_q, m0, st.iterations);
       // Further 64-column chunks (hd256): issued and reduced one after the other.
 #pragma unroll
@@ -453,6 +452,8 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
         fence_operands(dq);
         emit_dq<T>(p, smem, dq, dq_row0, col0, qb.bh_q, m0, st.iterations);
       }
+      previous = at.index;
+      st.ring.template advance<T::kStages>();
       ++st.iterations;
       if (++qb.m_block == p.m_blocks) {  // the next query head of the group
         qb.m_block = tile.m_first;
@@ -460,11 +461,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       }
     }
     wgmma_wait<0>();
-    fence_operands(pp);
-    fence_operands(dsp);
-    fence_operands(dk);
-    if constexpr (T::kDv) fence_operands(dv);
-    release_stage(previous);
+    if (tile.iterations > 0) free_previous();
   }
 }
 
