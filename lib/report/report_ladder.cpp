@@ -285,10 +285,10 @@ std::string ladder_subsection(const ReportInputs& in, ReportCharts& charts) {
         tables += fmt::format("#### {} {} d{} {}\n\n", to_string(pass), to_string(key.dtype),
                               key.headdim, key.causal ? "causal" : "non-causal") +
                   group_table(rows, c, pass, gemm, cudnn_model);
-      out += fmt::format(
-          "<details><summary>The {} ladder on {}, per head dim and mask: TFLOP/s, the model, the "
-          "peers and the ratios</summary>\n\n{}</details>\n\n",
-          pass == Pass::fwd ? "forward" : "backward", device, tables);
+      out += md::details(fmt::format("The {} ladder on {}, per head dim and mask: TFLOP/s, the "
+                                     "model, the peers and the ratios",
+                                     pass == Pass::fwd ? "forward" : "backward", device),
+                         tables);
     }
     out += training_step_subsection(in.measurements, cudnn_model, device);
   }

@@ -192,8 +192,11 @@ std::string record_section(const std::vector<const Compared*>& record) {
              "family and pass:\n\n",
              record.size()) +
          held_out_table(record) +
-         "Per source, GPU, pass, head dim and dtype, the fit and held-out figures apart:\n\n" +
-         record_error_table(record) + not_modeled_list(record);
+         md::details(
+             "Per source, GPU, pass, head dim and dtype, the fit and held-out figures "
+             "apart",
+             record_error_table(record)) +
+         not_modeled_list(record);
 }
 
 }  // namespace

@@ -142,11 +142,10 @@ std::string training_step_subsection(const std::vector<MeasurementRow>& rows,
         "closest algorithm", cudnn_model.gpu_id(), ratio(*mlo), ratio(*mhi));
   }
   out += ".\n\n";
-  out += fmt::format(
-      "<details><summary>Forward + backward per problem on {} (ms, median times)</summary>\n\n"
-      "Our forward: {}. Our backward: {}. cuDNN: {}.\n\n{}\n</details>\n\n",
-      device, runs_text(runs_ours_fwd), runs_text(runs_ours_bwd), runs_text(runs_cudnn),
-      md::render(table));
+  out += md::details(
+      fmt::format("Forward + backward per problem on {} (ms, median times)", device),
+      fmt::format("Our forward: {}. Our backward: {}. cuDNN: {}.\n\n{}\n", runs_text(runs_ours_fwd),
+                  runs_text(runs_ours_bwd), runs_text(runs_cudnn), md::render(table)));
   return out;
 }
 
