@@ -407,10 +407,10 @@ std::string measured_section(const ReportInputs& in, ReportCharts& charts) {
     std::string tables;
     for (const auto& [key, group] : device)
       tables += fmt::format("#### {}\n\n", group_title(name, key)) + group_table(group);
-    out += fmt::format(
-        "<details><summary>Measured TFLOP/s on {} ({} {}), with ratios to the peers and the "
-        "model</summary>\n\n{}</details>\n\n",
-        name, device.size(), device.size() == 1 ? "table" : "tables", tables);
+    out += md::details(fmt::format("Measured TFLOP/s on {} ({} {}), with ratios to the peers "
+                                   "and the model",
+                                   name, device.size(), device.size() == 1 ? "table" : "tables"),
+                       tables);
   }
   return out;
 }
