@@ -231,13 +231,17 @@ Figure ladder_figure(const std::string& device, const Groups& groups, const Colu
 }
 
 std::string intro(Pass pass, const std::string& device, const Gemm& gemm, bool gemm_same_run) {
-  const std::string what =
-      pass == Pass::fwd
-          ? "Forward TFLOP/s of each rung and its ablations, each with the model's prediction "
-            "beside it, the peers of the same run"
-          : "Backward TFLOP/s (2.5x the forward FLOPs; preprocessing, main kernel and dQ "
-            "conversion timed together) of our backward kernels and their variants, each with "
-            "the model's prediction beside it, and the peers' backward timed in the same call";
+  const std::string what = fmt::format(
+      "{}, each with the model's prediction beside it (the one `bench` linked to the "
+      "measurement), and {} (cuDNN with the model's "
+      "prediction for the algorithm that stands for it, `lib/report/published_model.cpp`; the "
+      "model has none for the other peers)",
+      pass == Pass::fwd ? "Forward TFLOP/s of each rung and its ablations"
+                        : "Backward TFLOP/s (2.5x the forward FLOPs; preprocessing, main kernel "
+                          "and dQ conversion timed together) of our backward kernels and their "
+                          "variants",
+      pass == Pass::fwd ? "the peers measured on this device"
+                        : "the peers' backward timed in the same call");
   if (gemm.tflops <= 0)
     return fmt::format(
         "{}; the speedup of each rung over the one below and each ablation over the kernel it "
@@ -248,8 +252,7 @@ std::string intro(Pass pass, const std::string& device, const Gemm& gemm, bool g
       "of the GEMM ceiling of {} ({} TFLOP/s, cuBLAS bf16 8192^3, `fa4-analyze ceilings`, {}{}), "
       "and each ablation over the kernel it ablates.\n\n",
       what, device, integer(gemm.tflops), gemm.run,
-      gemm_same_run ? ""
-                    : ": measured in another run of the same device, not beside these figures");
+      gemm_same_run ? "" : ", not the run of these figures");
 }
 
 }  // namespace

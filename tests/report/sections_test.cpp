@@ -213,7 +213,7 @@ TEST_F(Sections, LadderShowsSpeedupsGemmShareAndAblations) {
   // The ceiling is labelled with its run, which is not the run of the figures beside it.
   EXPECT_TRUE(contains(fwd,
                        "GEMM ceiling of NVIDIA H200 (800 TFLOP/s, cuBLAS bf16 8192^3, `fa4-analyze "
-                       "ceilings`, run 4 of 2026-01-01T00:00:00Z: measured in another run"))
+                       "ceilings`, run 4 of 2026-01-01T00:00:00Z, not the run of these figures)"))
       << s;
   // s8192: naive 44.8 (model 66), fa2 371.4 (392), fa3 655 (none linked), fa3_no_ws 570, cuDNN
   // 612.9 and its model, flash 560.2, math failed -> 8.29x, 1.76x, 655 / 612.9 = 1.07x,
