@@ -60,7 +60,7 @@ inline constexpr double kFa4DefaultExpEmulation = 0.125;
 // the SM holds 8 such warps (2 CTAs of 4 at hd <= 128, one of 8 at hd 256) and its schedulers
 // issue one warp's exp2 and ldmatrix while another's mma.sync runs. Fitted to our fa2 on the
 // lent H200 at seqlen 8k, non-causal (335 / 353 / 329 TFLOP/s at hd 64 / 128 / 256, implied
-// overlap 0.37 / 0.21 / 0.22; reports/h200-fa3-paper.md); PyTorch's flash backend in the same
+// overlap 0.37 / 0.21 / 0.22; data/published/ours-h200.json); PyTorch's flash backend in the same
 // run (307 / 362 / 323) is then modeled within 4%.
 inline constexpr double kOverlapFa2Forward = 0.25;
 // FA2's warps read their K and V fragments from shared memory with ldmatrix in the same
@@ -117,7 +117,7 @@ inline constexpr double kHopperSoftmaxChangeExposure = 0.6;
 // (cuBLAS GEMMs writing or reading S and P, the row softmax) reach; its row softmax uses scalar
 // 2-byte loads. Fitted together with the row latency below to our naive kernel on the lent H200
 // (fa3-paper sweep: hd 64/128/256, seqlen 512..16k, causal and not, 36 shapes;
-// reports/h200-fa3-paper.md): the pair that minimises the largest error, 10.5%.
+// data/published/ours-h200.json): the pair that minimises the largest error, 10.5%.
 inline constexpr double kNaiveStreamingShare = 0.86;
 // The row softmax runs one 256-thread block per row of S; at 16k tokens there are 131k-524k rows
 // whatever the sequence length, and each block waits on two dependent passes over its row (DRAM

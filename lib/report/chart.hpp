@@ -44,6 +44,25 @@ struct Axis {
   std::optional<double> min, max;  // default: gnuplot's autoscale
 };
 
+// A linear axis, from `min` to `max` where given (else autoscaled).
+inline Axis linear_axis(std::string title, std::optional<double> min = {},
+                        std::optional<double> max = {}) {
+  Axis axis;
+  axis.title = std::move(title);
+  axis.min = min;
+  axis.max = max;
+  return axis;
+}
+
+// A logarithmic axis of base `base` (2 for sequence lengths), from `min` to `max` where given.
+inline Axis log_axis(std::string title, int base = 10, std::optional<double> min = {},
+                     std::optional<double> max = {}) {
+  Axis axis = linear_axis(std::move(title), min, max);
+  axis.log = true;
+  axis.log_base = base;
+  return axis;
+}
+
 enum class Legend { top_left, outside_right };
 
 struct Panel {

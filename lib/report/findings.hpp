@@ -41,13 +41,15 @@ Result<TechniqueGains> technique_gains(const std::vector<hw::Spec>& gpus, const 
 
 struct PeerStanding {
   std::string device;
+  Pass pass = Pass::fwd;
   std::string ours;                        // our kernel with the best median ratio
   std::string best_peer;                   // the peer that is most often the fastest
   double median = 0, worst = 0, best = 0;  // ours / the fastest peer at each shape
   int shapes = 0;
   std::string runs;  // "run 2, 2026-11-23, rev 684356b-dirty; ..."
 };
-// Per device with both our ladder's kernels (naive, fa2, fa3, fa4) and peers measured ok.
+// Per device and pass (forward first) with both our ladder's kernels of that pass (naive, fa2, fa3,
+// fa4; fa2_bwd, fa3_bwd) and peers measured ok.
 std::vector<PeerStanding> peer_standings(const std::vector<store::MeasurementRow>& rows);
 
 }  // namespace fa4::report

@@ -1,5 +1,7 @@
 #include "report/markdown.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 namespace fa4::report::md {
@@ -44,6 +46,10 @@ std::string render(const Table& table) {
     out += line(row, [](const Cell& cell) { return cell_text(cell, ""); });
   }
   return out;
+}
+
+std::string details(std::string_view summary, std::string_view body) {
+  return fmt::format("<details><summary>{}</summary>\n\n{}</details>\n\n", summary, body);
 }
 
 }  // namespace fa4::report::md

@@ -1,6 +1,6 @@
-// Our best kernel against the fastest peer, per device: at each problem where one of our ladder's
-// kernels and at least one peer ran ok, ours over the fastest peer; the kernel with the best
-// median ratio stands for us.
+// Our best kernel against the fastest peer, per device and pass: at each problem where one of our
+// ladder's kernels of that pass (rungs.hpp) and at least one peer ran ok, ours over the fastest
+// peer; the kernel with the best median ratio stands for us.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,23 +38,24 @@ struct AtProblem {
 }  // namespace
 
 std::vector<PeerStanding> peer_standings(const std::vector<store::MeasurementRow>& rows) {
-  std::map<std::string, std::map<Problem, AtProblem>> devices;
-  std::map<std::string, std::set<std::string>> runs;
+  using DevicePass = std::pair<std::string, Pass>;
+  std::map<DevicePass, std::map<Problem, AtProblem>> devices;
+  std::map<DevicePass, std::set<std::string>> runs;
   for (const store::MeasurementRow& m : rows) {
     if (!m.ok() || m.tflops <= 0) continue;
-    AtProblem& at = devices[m.device][problem_of(m)];
+    AtProblem& at = devices[{m.device, m.pass}][problem_of(m)];
     if (m.ours()) {
-      if (!rung_index(m.kernel)) continue;  // ablations and variants do not stand for us
+      if (!rung_index(m.kernel, m.pass)) continue;  // ablations and variants do not stand for us
       at.ours[m.kernel] = m.tflops;
     } else if (m.tflops > at.peer_tflops) {
       at.peer = m.kernel;
       at.peer_tflops = m.tflops;
     }
-    runs[m.device].insert(
+    runs[{m.device, m.pass}].insert(
         fmt::format("run {}, {}, rev {}", m.run_id, m.started_at.substr(0, 10), m.revision));
   }
   std::vector<PeerStanding> out;
-  for (const auto& [device, problems] : devices) {
+  for (const auto& [device_pass, problems] : devices) {
     std::map<std::string, std::vector<double>> ratios;
     std::map<std::string, int> fastest_peer;
     for (const auto& [problem, at] : problems) {
@@ -65,7 +66,8 @@ std::vector<PeerStanding> peer_standings(const std::vector<store::MeasurementRow
     }
     if (ratios.empty()) continue;
     PeerStanding s;
-    s.device = device;
+    s.device = device_pass.first;
+    s.pass = device_pass.second;
     for (const auto& [kernel, list] : ratios) {
       const double m = median(list);
       if (s.ours.empty() || m > s.median) {
@@ -79,7 +81,7 @@ std::vector<PeerStanding> peer_standings(const std::vector<store::MeasurementRow
     s.best_peer = std::max_element(fastest_peer.begin(), fastest_peer.end(), [](auto& a, auto& b) {
                     return a.second < b.second;
                   })->first;
-    for (const std::string& r : runs[device]) s.runs += (s.runs.empty() ? "" : "; ") + r;
+    for (const std::string& r : runs[device_pass]) s.runs += (s.runs.empty() ? "" : "; ") + r;
     out.push_back(std::move(s));
   }
   return out;

@@ -34,7 +34,7 @@ constexpr SectionEntry kSections[] = {
     {Section::sweep, "Predicted TFLOP/s against sequence length", "", sweep_section},
     {Section::measured, "Measured: our kernels against the peers", "",
      [](const ReportInputs& in, ReportCharts& charts) {
-       return measured_section(in, charts) + ladder_subsection(in.measurements, in.ceilings);
+       return measured_section(in, charts) + ladder_subsection(in, charts);
      }},
     {Section::scaling, "Asymmetric scaling: which FA4 technique pays where", "",
      [](const ReportInputs& in, ReportCharts&) {

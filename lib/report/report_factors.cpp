@@ -1,10 +1,10 @@
 // The factors section: every number in the model that is not a hardware rate. First the factors
 // that model::predict reports with its predictions (one representative prediction per kernel and
 // pass), then every constant of lib/model/factors.hpp, then the figures they were fitted to.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "model/algorithm_traits.hpp"
 #include "model/factors.hpp"
@@ -137,10 +137,12 @@ std::string factors_section(const std::vector<hw::Spec>& gpus,
       "`gemm_efficiency` / `copy_efficiency` come from each hardware model (1 where no "
       "measurement exists): " +
       efficiencies(gpus) + ".\n\n";
-  out += "Every constant of `lib/model/factors.hpp`:\n\n" + constants_table();
-  out += "Figures the fitted factors were fitted to (role *fitted* in `data/published`):\n\n" +
-         fitted_figures(figures, "fitted") +
-         "\nFigures the model is designed to reach (role *target*):\n\n" +
+  out += md::details("Every constant of `lib/model/factors.hpp`", constants_table());
+  out += md::details(
+      "The figures the fitted factors were fitted to (role *fitted* in "
+      "`data/published`)",
+      fitted_figures(figures, "fitted") + "\n");
+  out += "Figures the model is designed to reach (role *target*):\n\n" +
          fitted_figures(figures, "target") + "\n";
   return out;
 }

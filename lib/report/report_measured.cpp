@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,10 +23,6 @@ namespace {
 
 using store::MeasurementRow;
 
-constexpr std::string_view kCudnn = "sdpa_cudnn";
-constexpr std::array<std::string_view, 5> kPeerOrder = {"sdpa_cudnn", "sdpa_flash",
-                                                        "sdpa_efficient", "triton_fa", "sdpa_math"};
-
 // A column: one kernel of one source. Ours come first (the ladder, then any other by name), then
 // the peers (the order above, then any other by name).
 struct Kernel {
@@ -39,7 +34,7 @@ struct Kernel {
 };
 
 std::size_t rank_of(const MeasurementRow& m) {
-  if (m.ours()) return rung_index(m.kernel).value_or(model::kAllAlgorithms.size());
+  if (m.ours()) return rung_index(m.kernel, m.pass).value_or(model::kAllAlgorithms.size());
   return std::size_t(std::find(kPeerOrder.begin(), kPeerOrder.end(), m.kernel) -
                      kPeerOrder.begin());
 }
@@ -283,8 +278,8 @@ std::optional<Panel> group_panel(const GroupKey& key, const Group& g) {
   Panel panel;
   panel.title = fmt::format("{} hd{} {}", to_string(key.pass), key.headdim,
                             key.causal ? "causal" : "non-causal");
-  panel.x = {.title = "seqlen (tokens)", .log = true, .log_base = 2};
-  panel.y = {.title = "measured TFLOP/s", .min = 0.0};
+  panel.x = log_axis("seqlen (tokens)", 2);
+  panel.y = linear_axis("measured TFLOP/s", 0.0);
   panel.legend = Legend::outside_right;  // beside the panel, clear of the lines
   for (const Kernel& k : g.kernels) {
     Series line{label(g.kernels, k), k.peer ? SeriesStyle::dashed_line : SeriesStyle::line, "", {}};
@@ -311,10 +306,16 @@ std::string device_runs(const Device& device) {
   return out;
 }
 
-Figure device_figure(const std::string& device_name, const Device& device) {
+// The forward groups' panels: the backward ones are charted with the backward ladder
+// (report_ladder.cpp).
+Figure device_figure(const std::string& device_name, const Device& all) {
+  Device device;
+  for (const auto& [key, group] : all)
+    if (key.pass == Pass::fwd) device.emplace(key, group);
   Figure figure;
   figure.name = "measured-" + file_stem(device_name);
-  figure.title = fmt::format("Measured TFLOP/s on {} (solid: ours, dashed: peers)", device_name);
+  figure.title =
+      fmt::format("Measured forward TFLOP/s on {} (solid: ours, dashed: peers)", device_name);
   for (const auto& [key, group] : device)
     if (auto panel = group_panel(key, group)) figure.panels.push_back(std::move(*panel));
   figure.columns = 3;
@@ -406,10 +407,10 @@ std::string measured_section(const ReportInputs& in, ReportCharts& charts) {
     std::string tables;
     for (const auto& [key, group] : device)
       tables += fmt::format("#### {}\n\n", group_title(name, key)) + group_table(group);
-    out += fmt::format(
-        "<details><summary>Measured TFLOP/s on {} ({} {}), with ratios to the peers and the "
-        "model</summary>\n\n{}</details>\n\n",
-        name, device.size(), device.size() == 1 ? "table" : "tables", tables);
+    out += md::details(fmt::format("Measured TFLOP/s on {} ({} {}), with ratios to the peers "
+                                   "and the model",
+                                   name, device.size(), device.size() == 1 ? "table" : "tables"),
+                       tables);
   }
   return out;
 }

@@ -192,8 +192,11 @@ std::string record_section(const std::vector<const Compared*>& record) {
              "family and pass:\n\n",
              record.size()) +
          held_out_table(record) +
-         "Per source, GPU, pass, head dim and dtype, the fit and held-out figures apart:\n\n" +
-         record_error_table(record) + not_modeled_list(record);
+         md::details(
+             "Per source, GPU, pass, head dim and dtype, the fit and held-out figures "
+             "apart",
+             record_error_table(record)) +
+         not_modeled_list(record);
 }
 
 }  // namespace
@@ -227,17 +230,16 @@ std::string published_section(const std::vector<hw::Spec>& gpus,
     const auto refused = std::count_if(compared.begin(), compared.end(),
                                        [](const Compared& c) { return !c.predicted_tflops; });
     if (refused) out += fmt::format("- the model refuses {} figure(s); see their rows.\n", refused);
-    out += fmt::format(
-        "\n<details><summary>The {} figures, one row each</summary>\n\n{}</details>\n\n",
-        compared.size(), compared_table(compared));
+    out += "\n" + md::details(fmt::format("The {} figures, one row each", compared.size()),
+                              compared_table(compared));
   }
   if (!record.empty()) out += record_section(record);
   if (!context.empty())
-    out += fmt::format(
-        "### Context: figures the model does not cover\n\n<details><summary>Peers and "
-        "ablations, {} figures in TFLOP/s, for comparison only (no error is "
-        "computed)</summary>\n\n{}</details>\n\n",
-        context.size(), context_tables(context));
+    out += "### Context: figures the model does not cover\n\n" +
+           md::details(fmt::format("Peers and ablations, {} figures in TFLOP/s, for comparison "
+                                   "only (no error is computed)",
+                                   context.size()),
+                       context_tables(context));
   return out;
 }
 

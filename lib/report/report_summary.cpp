@@ -60,10 +60,11 @@ std::string peer_lines(const std::vector<store::MeasurementRow>& rows) {
   std::string out;
   for (const PeerStanding& s : standings)
     out += fmt::format(
-        "- {}: our best, `{}`, against the fastest peer ({} {}; most often `{}`): median {}, "
+        "- {}, {}: our best, `{}`, against the fastest peer ({} {}; most often `{}`): median {}, "
         "from {} to {} ({}).\n",
-        s.device, s.ours, s.shapes, s.shapes == 1 ? "shape" : "shapes", s.best_peer,
-        ratio(s.median), ratio(s.worst), ratio(s.best), s.runs);
+        s.device, s.pass == Pass::fwd ? "forward" : "backward", s.ours, s.shapes,
+        s.shapes == 1 ? "shape" : "shapes", s.best_peer, ratio(s.median), ratio(s.worst),
+        ratio(s.best), s.runs);
   return out;
 }
 

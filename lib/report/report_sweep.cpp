@@ -54,8 +54,8 @@ Figure gpu_figure(const std::string& gpu, const Groups& groups, const std::strin
     if (key.gpu != gpu) continue;
     Panel& p = panels[{key.pass, key.headdim}];
     p.title = fmt::format("{} hd{} ({} heads)", to_string(key.pass), key.headdim, key.heads_q);
-    p.x = {.title = "seqlen (tokens)", .log = true, .log_base = 2};
-    p.y = {.title = "predicted TFLOP/s", .min = 0.0};
+    p.x = log_axis("seqlen (tokens)", 2);
+    p.y = linear_axis("predicted TFLOP/s", 0.0);
     add_lines(p, key, group);
   }
   Figure figure;

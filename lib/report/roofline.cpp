@@ -204,9 +204,8 @@ Figure roofline_figure(const std::string& name, const hw::Spec& gpu, const Roofl
 
   Panel panel;
   panel.title = fmt::format("{} ({}), {}", gpu.name, gpu.id, to_string(b.pass));
-  panel.x = {
-      .title = "arithmetic intensity (FLOP per HBM byte)", .log = true, .min = x_lo, .max = x_hi};
-  panel.y = {.title = "TFLOP/s", .log = true, .min = y_lo, .max = y_hi};
+  panel.x = log_axis("arithmetic intensity (FLOP per HBM byte)", 10, x_lo, x_hi);
+  panel.y = log_axis("TFLOP/s", 10, y_lo, y_hi);
   panel.legend = Legend::outside_right;
   // The HBM slope up to the highest roof of its kind (modeled or measured).
   const auto slope = [&](double tb_s, std::string series_name, SeriesStyle style) {

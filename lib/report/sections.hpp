@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hw/spec.hpp"
+#include "report/ladder_cells.hpp"
 #include "report/published.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
@@ -55,10 +56,16 @@ std::string sweep_section(const ReportInputs& inputs, ReportCharts& charts);
 // The measured section: our kernels' measurements against the peers'
 // (Store::measurements_for_report()): a chart per device, the tables folded.
 std::string measured_section(const ReportInputs& inputs, ReportCharts& charts);
-// The end of the measured section: our ladder's rungs, their speedups, the best one's share of the
-// device's measured GEMM ceiling, and the ablations; "" when no device has two rungs measured.
-std::string ladder_subsection(const std::vector<store::MeasurementRow>& rows,
-                              const std::vector<store::CeilingRow>& ceilings);
+// The end of the measured section, per device: our forward ladder (when two rungs are measured)
+// and backward ladder (when one is): each rung and ablation with the model beside it, the peers,
+// the speedups, the best rung over cuDNN and its share of the device's measured GEMM ceiling (a
+// chart for the backward one, the tables folded); then the training step's attention (forward +
+// backward, ours against cuDNN). "" when no device has a ladder.
+std::string ladder_subsection(const ReportInputs& inputs, ReportCharts& charts);
+// Per problem of `device` measured in both passes: our best forward + backward rung against
+// cuDNN's, with the model beside each; "" when no problem has all four.
+std::string training_step_subsection(const std::vector<store::MeasurementRow>& rows,
+                                     const CudnnModel& cudnn_model, const std::string& device);
 // The scaling section: per GPU and head dim, the units' cycles, the best exp-emulation share and
 // the predicted gain of each FA4 technique, beside our measured fa4 / fa3 on Hopper.
 std::string scaling_section(const std::vector<hw::Spec>& gpus,

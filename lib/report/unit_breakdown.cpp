@@ -65,8 +65,8 @@ Figure unit_breakdown_figure(const std::string& name, const hw::Spec& gpu,
                              const std::vector<UnitBreakdown>& rows, const std::string& caption) {
   Panel panel;
   panel.title = fmt::format("{}: {}", gpu.id, describe(reference_shapes().front()));
-  panel.x = {.title = "kernel and pass (a triangle over each unit that bounds the tile)"};
-  panel.y = {.title = "cycles per tile, % of the tile's time", .min = 0.0, .max = 115.0};
+  panel.x = linear_axis("kernel and pass (a triangle over each unit that bounds the tile)");
+  panel.y = linear_axis("cycles per tile, % of the tile's time", 0.0, 115.0);
   panel.legend = Legend::outside_right;
   for (const UnitBreakdown& row : rows) panel.categories.push_back(row.category());
   const auto& units = breakdown_units();

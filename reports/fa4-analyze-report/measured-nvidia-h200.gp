@@ -1,4 +1,4 @@
-# Measured TFLOP/s on NVIDIA H200 (solid: ours, dashed: peers)
+# Measured forward TFLOP/s on NVIDIA H200 (solid: ours, dashed: peers)
 # Written by fa4-analyze. Re-render after restyling with: gnuplot measured-nvidia-h200.gp
 set terminal svg size 1800,760 noenhanced font 'Helvetica,12' background rgb 'white'
 set output (exists('svg_file') ? svg_file : 'measured-nvidia-h200.svg')
@@ -6,7 +6,7 @@ set datafile separator '\t'
 set grid xtics ytics mxtics mytics lc rgb '#e5e5e5'
 set clip two
 set style fill solid 0.85 border -1
-set multiplot layout 2,3 title 'Measured TFLOP/s on NVIDIA H200 (solid: ours, dashed: peers)'
+set multiplot layout 2,3 title 'Measured forward TFLOP/s on NVIDIA H200 (solid: ours, dashed: peers)'
 
 set title 'fwd hd64 non-causal'
 set key outside right top vertical Left reverse

@@ -3,8 +3,9 @@
 // sequences (seqlen < 4096) is left out of the guard: the model over-predicts FA2's backward there
 // by up to 2x (see the report), a known gap rather than a regression. So is PyTorch's flash
 // forward at seqlen 512 causal: it runs 20% below our own fa2 at the same shape on the same GPU
-// (153 against 193 TFLOP/s, reports/h200-fa3-paper.md), a gap of that implementation that the
-// FA2 algorithm's model does not claim to know. Our own kernels are held to 15%.
+// (153 against 193 TFLOP/s, data/published/peer-timings-h200.json and ours-h200.json), a gap of
+// that implementation that the FA2 algorithm's model does not claim to know. Our own kernels are
+// held to 15%.
 #include <gtest/gtest.h>
 
 #include <algorithm>

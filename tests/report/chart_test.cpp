@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 Figure sample_figure() {
   Panel lines;
   lines.title = "hd128";
-  lines.x = {.title = "seqlen (tokens)", .log = true, .log_base = 2};
-  lines.y = {.title = "TFLOP/s", .min = 0.0};
+  lines.x = log_axis("seqlen (tokens)", 2);
+  lines.y = linear_axis("TFLOP/s", 0.0);
   lines.series = {{"fa4 'model'", SeriesStyle::line, "", {{1024, 900, ""}, {8192, 1500, ""}}},
                   {"HBM roof", SeriesStyle::roof, "", {{1024, 300, ""}, {8192, 2400, ""}}},
                   {"measured ceiling",
@@ -37,8 +37,8 @@ Figure sample_figure() {
                   {"names", SeriesStyle::labels, "#000000", {{4096, 1500, "prefill"}}}};
   Panel bars;
   bars.title = "units";
-  bars.x = {.title = "kernel"};
-  bars.y = {.title = "share of tile time (%)", .min = 0.0, .max = 110.0};
+  bars.x = linear_axis("kernel");
+  bars.y = linear_axis("share of tile time (%)", 0.0, 110.0);
   bars.categories = {"fa4 fwd", "fa4 bwd"};
   bars.legend = Legend::outside_right;
   bars.series = {{"MMA", SeriesStyle::bars, "", {{0, 100, ""}, {1, 77, ""}}},
@@ -99,11 +99,13 @@ TEST(GnuplotFiles, SeriesOfOneColourKeyShareAColour) {
 
 TEST(GnuplotFiles, LeaveOutEmptyPanelsAndRefuseAFigureWithNothingToDraw) {
   Figure f = sample_figure();
-  f.panels.insert(f.panels.begin(), Panel{.title = "nothing here"});
+  Panel empty;
+  empty.title = "nothing here";
+  f.panels.insert(f.panels.begin(), empty);
   const std::string script = gnuplot_files(f).script;
   EXPECT_EQ(script.find("nothing here"), std::string::npos);
   EXPECT_NE(script.find("set multiplot layout 1,2 "), std::string::npos) << script;
-  f.panels = {Panel{.title = "nothing here"}};
+  f.panels = {empty};
   EXPECT_FALSE(has_data(f));
   EXPECT_THROW(gnuplot_files(f), std::logic_error);
   ReportCharts charts("c", "");

@@ -1,8 +1,8 @@
 #include "report/markdown.hpp"
 
-#include <stdexcept>
-
 #include <gtest/gtest.h>
+
+#include <stdexcept>
 
 namespace fa4::report::md {
 namespace {
@@ -33,6 +33,11 @@ TEST(Markdown, WritesNumbersAsTextAndNullAsAnEmptyCell) {
 TEST(Markdown, RefusesARowOfTheWrongWidth) {
   const Table table{{{"a"}, {"b"}}, {{"only one"}}};
   EXPECT_THROW(render(table), std::logic_error);
+}
+
+TEST(Markdown, DetailsFoldTheBodyUnderItsSummary) {
+  EXPECT_EQ(details("Every row", "| a |\n"),
+            "<details><summary>Every row</summary>\n\n| a |\n</details>\n\n");
 }
 
 }  // namespace

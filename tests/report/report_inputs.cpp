@@ -89,6 +89,7 @@ std::vector<store::MeasurementRow> sample_measurements() {
   };
   auto bwd = [](store::MeasurementRow m) {
     m.pass = Pass::bwd;
+    if (m.tflops > 0) m.median_s = attention_flops(m.shape, m.pass) / (m.tflops * 1e12);
     return m;
   };
   return {
@@ -105,7 +106,10 @@ std::vector<store::MeasurementRow> sample_measurements() {
       measurement(h200, "sdpa_math", "peer:torch-math", 1024, 96.5),
       measurement(h200, "sdpa_math", "peer:torch-math", 8192, 0, "failed",
                   "CUDA out of memory. Tried to allocate 16.00 GiB"),
-      bwd(predicted(measurement(h200, "fa2", "ours", 8192, 241.7), 280)),
+      bwd(predicted(measurement(h200, "fa2_bwd", "ours", 1024, 210.4), 262)),
+      bwd(predicted(measurement(h200, "fa2_bwd", "ours", 8192, 241.7), 280)),
+      bwd(predicted(measurement(h200, "fa3_bwd", "ours", 8192, 402.5), 470)),
+      bwd(measurement(h200, "sdpa_cudnn", "peer:torch-cudnn", 1024, 351.0)),
       bwd(measurement(h200, "sdpa_cudnn", "peer:torch-cudnn", 8192, 428.3)),
   };
 }
@@ -123,7 +127,9 @@ ReportInputs golden_inputs() {
   for (auto [kernel, s, tflops] :
        {std::tuple{"fa3", 1024, 540.0}, {"fa3", 8192, 655.0}, {"fa3_no_pingpong", 8192, 590.0}})
     in.measurements.push_back(measurement("NVIDIA H200", kernel, "ours", s, tflops));
-  store::CeilingRow gemm;
+  store::CeilingRow gemm;  // measured in the run of the measurements
+  gemm.run_id = 9;
+  gemm.started_at = "2026-01-02T00:00:00Z";
   gemm.ceiling.device = "NVIDIA H200";
   gemm.ceiling.unit = "gemm_bf16";
   gemm.ceiling.value = 800;

@@ -35,6 +35,14 @@ class Sections : public ::testing::Test {
     in.measurements = std::move(rows);
     return measured_section(in, charts);
   }
+  std::string ladder(std::vector<store::MeasurementRow> rows,
+                     std::vector<store::CeilingRow> ceilings = {}) {
+    ReportInputs in;
+    in.gpus = gpus;
+    in.measurements = std::move(rows);
+    in.ceilings = std::move(ceilings);
+    return ladder_subsection(in, charts);
+  }
 
   const std::vector<hw::Spec> gpus = testing::real_specs();
   ReportCharts charts{"c", ""};
@@ -159,7 +167,7 @@ TEST_F(Sections, MeasuredTableHasRatiosToTheBestPeerAndCudnnAndFootnotesSkips) {
   EXPECT_EQ(charts.figures()[0].name, "measured-nvidia-h200");
   EXPECT_EQ(legend_names(charts.figures()[0]),
             (std::vector<std::string>{"fa2", "sdpa_cudnn", "sdpa_flash"}));
-  EXPECT_TRUE(contains(s, "![Measured TFLOP/s on NVIDIA H200")) << s;
+  EXPECT_TRUE(contains(s, "![Measured forward TFLOP/s on NVIDIA H200")) << s;
   EXPECT_TRUE(contains(s, "<details><summary>Measured TFLOP/s on NVIDIA H200 (1 table)")) << s;
   // The device's summary: worst and best ratio to cuDNN (both 0.75x here).
   EXPECT_TRUE(contains(s,
@@ -192,25 +200,61 @@ TEST_F(Sections, LadderShowsSpeedupsGemmShareAndAblations) {
   rows.push_back(testing::measurement("NVIDIA H200", "fa3", "ours", 8192, 655.0));
   rows.push_back(testing::measurement("NVIDIA H200", "fa3_no_ws", "ours", 8192, 570.0));
   store::CeilingRow gemm;
+  gemm.run_id = 4;
+  gemm.started_at = "2026-01-01T00:00:00Z";
   gemm.ceiling.device = "NVIDIA H200";
   gemm.ceiling.unit = "gemm_bf16";
   gemm.ceiling.value = 800;
-  const std::string s = ladder_subsection(rows, {gemm});
-  EXPECT_TRUE(contains(s, "### The kernel ladder on NVIDIA H200, step by step")) << s;
-  EXPECT_TRUE(contains(s, "GEMM ceiling measured on this device (800 TFLOP/s")) << s;
-  // s8192: naive 44.8, fa2 371.4, fa3 655 -> 8.29x, 1.76x, 655 / 800 = 81.9%, 570 / 655 = 0.87x.
-  EXPECT_TRUE(contains(s, "| 8192 | 4 | 16 | 45 | 371 | 655 | 8.29x | 1.76x | 81.9% | 0.87x |"))
+  const std::string s = ladder(rows, {gemm});
+  const std::string fwd = s.substr(0, s.find("### The backward ladder"));
+  EXPECT_TRUE(contains(fwd, "### The kernel ladder on NVIDIA H200, step by step")) << s;
+  // The ceiling is labelled with its run, which is not the run of the figures beside it.
+  EXPECT_TRUE(contains(fwd,
+                       "GEMM ceiling of NVIDIA H200 (800 TFLOP/s, cuBLAS bf16 8192^3, `fa4-analyze "
+                       "ceilings`, run 4 of 2026-01-01T00:00:00Z, not the run of these figures)"))
       << s;
+  // s8192: naive 44.8 (model 66), fa2 371.4 (392), fa3 655 (none linked), fa3_no_ws 570, cuDNN
+  // 612.9 and its model, flash 560.2, math failed -> 8.29x, 1.76x, 655 / 612.9 = 1.07x,
+  // 655 / 800 = 81.9%, 570 / 655 = 0.87x.
+  EXPECT_TRUE(contains(fwd, "| 8192 | 4 | 16 | 45 | 66 | 371 | 392 | 655 | — | 570 | — | 613 | "))
+      << s;
+  EXPECT_TRUE(contains(fwd, "| 560 | — | 8.29x | 1.76x | 1.07x | 81.9% | 0.87x |")) << s;
   // s1024 has no fa3: dashes, and the best rung there is fa2 (318.6 / 800 = 39.8%).
-  EXPECT_TRUE(contains(s, "| 1024 | 32 | 16 | 41 | 319 | — | 7.73x | — | 39.8% | — |")) << s;
-  // The peers and the backward pass are not rungs.
-  EXPECT_FALSE(contains(s, "sdpa")) << s;
-  EXPECT_FALSE(contains(s, "bwd")) << s;
+  EXPECT_TRUE(contains(fwd, "| 7.73x | — | 0.70x | 39.8% | — |")) << s;
+  EXPECT_TRUE(contains(fwd, "- `fa3_no_ws` over `fa3`: 0.87x (b4 h16 s8192 d128 bf16).\n")) << s;
+  // The forward tables are folded; no backward kernel is a forward rung or ablation.
+  EXPECT_TRUE(contains(fwd, "<details><summary>The forward ladder on NVIDIA H200")) << s;
+  EXPECT_FALSE(contains(fwd, "fa2_bwd")) << s;
 }
 
-TEST_F(Sections, LadderNeedsTwoRungs) {
-  const auto one = {testing::measurement("NVIDIA H200", "fa2", "ours", 8192, 371.4)};
-  EXPECT_EQ(ladder_subsection(one, {}), "");
+TEST_F(Sections, ForwardLadderNeedsTwoRungs) {
+  EXPECT_EQ(ladder({testing::measurement("NVIDIA H200", "fa2", "ours", 8192, 371.4)}), "");
+}
+
+TEST_F(Sections, BackwardLadderChartsEachKernelPerHeadDimWithTheModelAndTheTrainingStep) {
+  const auto rows = testing::sample_measurements();  // fa2 fwd and bwd, cuDNN fwd and bwd
+  const std::string s = ladder(rows);
+  const std::string bwd = s.substr(s.find("### The backward ladder on NVIDIA H200"));
+  EXPECT_TRUE(contains(bwd, "No GEMM ceiling is recorded for NVIDIA H200")) << s;
+  // fa2_bwd 241.7 (model 280), fa3_bwd 402.5 (model 470; 402 rounded to even), cuDNN 428.3 and the
+  // model's fa3 for it.
+  EXPECT_TRUE(contains(bwd, "| 8192 | 4 | 16 | 242 | 280 | 402 | 470 | 428 | ")) << s;
+  EXPECT_TRUE(contains(bwd, "| 1.67x | 0.94x |")) << s;  // fa3_bwd / fa2_bwd, best / cuDNN
+  EXPECT_TRUE(contains(bwd, "measured over the model 0.86x (b4 h16 s8192 d128 bf16)")) << s;
+  ASSERT_FALSE(charts.figures().empty());
+  const Figure& figure = charts.figures().back();
+  EXPECT_EQ(figure.name, "ladder-bwd-nvidia-h200");
+  ASSERT_EQ(figure.panels.size(), 1u);  // one head dim
+  // Only lines of two or more seqlens: the s1024 and s8192 of fa2_bwd and cuDNN.
+  std::vector<std::string> names;
+  for (const Series& line : figure.panels[0].series) names.push_back(line.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"fa2_bwd", "sdpa_cudnn"}));
+  // Forward + backward at s8192: fa2 and fa3_bwd against cuDNN, each with its run and the model.
+  const std::string step = s.substr(s.find("### Forward + backward on NVIDIA H200"));
+  EXPECT_TRUE(contains(step, "Our forward: run 9 of 2026-01-02T00:00:00Z (ours, rev abc1234)."))
+      << s;
+  EXPECT_TRUE(contains(step, "| b4 h16 s8192 d128 bf16 | fa2 | ")) << s;
+  EXPECT_TRUE(contains(step, " | fa3_bwd | ")) << s;
 }
 
 TEST_F(Sections, MeasuredSaysHowToMeasureWhenNothingIs) {
@@ -265,10 +309,11 @@ TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
   for (const char* name :
        {"kSoftmaxFmaOpsPerElement", "kFmaOpsPerEmulatedExp2", "kBackwardFmaOpsPerElement",
         "kMmaSyncShareHopper", "kConditionalRescaleShare", "kFa4DefaultExpEmulation",
-        "kOverlapFa2Forward", "kHopperPingPongHiddenShare", "kOverlapFa4Forward", "kOverlapFa2Backward",
-        "kFa2BackwardSmemRereads", "kListScheduleTailShare", "kLaunchOverheadSeconds",
-        "kOverlapPersistentBackward", "kBlackwellPersistentTileOverheadCycles",
-        "kDeterministicWaitTiles", "kMmaSyncShareBlackwell", "kFrameworkCallSeconds"})
+        "kOverlapFa2Forward", "kHopperPingPongHiddenShare", "kOverlapFa4Forward",
+        "kOverlapFa2Backward", "kFa2BackwardSmemRereads", "kListScheduleTailShare",
+        "kLaunchOverheadSeconds", "kOverlapPersistentBackward",
+        "kBlackwellPersistentTileOverheadCycles", "kDeterministicWaitTiles",
+        "kMmaSyncShareBlackwell", "kFrameworkCallSeconds"})
     EXPECT_TRUE(contains(s, name)) << name;
   // The ping-pong rule is the forward pass's; the backward's overlap is its own factor.
   EXPECT_TRUE(contains(s, "| `pingpong_hidden_share` | 0.27 | fa3 on h100-sxm (fwd) |")) << s;
