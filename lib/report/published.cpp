@@ -91,6 +91,14 @@ Status parse_record_fields(const json& f, const Origins& origins, const std::str
                       "from a figure with a sliding_window",
                       where)};
   }
+  if (f.contains("outside_bounds")) {
+    auto why = string_at(f, "outside_bounds", where);
+    if (!why) return why.error();
+    if (why->empty())
+      return Error{fmt::format(
+          "{}/outside_bounds: empty; say why the figure is left out of the error bounds", where)};
+    fig.outside_bounds = *why;
+  }
   if (f.contains("modeled_on")) {
     auto on = string_at(f, "modeled_on", where);
     if (!on) return on.error();

@@ -185,5 +185,20 @@ TEST_F(MalformedRecord, ASlidingWindowFigureNamesNoModeledAlgorithm) {
   EXPECT_NE(error_for(kOrigin, R"(, "sliding_window": 0)").find("positive"), std::string::npos);
 }
 
+// A figure left out of the error bounds says why; the reason is kept, and the figure is still
+// held out (its role does not change).
+TEST_F(MalformedRecord, AFigureOutsideTheBoundsSaysWhy) {
+  EXPECT_NE(error_for(kOrigin, R"(, "outside_bounds": "")").find("/figures/0/outside_bounds"),
+            std::string::npos);
+  EXPECT_EQ(
+      error_for(kOrigin, R"(, "origin": "o", "role": "held_out", "outside_bounds": "a reason")"),
+      "");
+  auto figures = load_published(dir_ / "record.json");
+  ASSERT_TRUE(figures.ok());
+  EXPECT_EQ((*figures)[0].outside_bounds, "a reason");
+  EXPECT_TRUE(held_out((*figures)[0]));
+  EXPECT_FALSE(within_bounds((*figures)[0]));
+}
+
 }  // namespace
 }  // namespace fa4::report

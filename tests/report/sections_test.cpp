@@ -267,10 +267,11 @@ TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
   for (const char* name :
        {"kSoftmaxFmaOpsPerElement", "kFmaOpsPerEmulatedExp2", "kBackwardFmaOpsPerElement",
         "kMmaSyncShareHopper", "kConditionalRescaleShare", "kFa4DefaultExpEmulation",
-        "kOverlapFa2Forward", "kHopperPingPongHiddenShare", "kOverlapFa4Forward", "kOverlapFa2Backward",
-        "kFa2BackwardSmemRereads", "kListScheduleTailShare", "kLaunchOverheadSeconds",
-        "kOverlapPersistentBackward", "kBlackwellPersistentTileOverheadCycles",
-        "kDeterministicWaitTiles", "kMmaSyncShareBlackwell", "kFrameworkCallSeconds"})
+        "kOverlapFa2Forward", "kHopperPingPongHiddenShare", "kBlackwellSoftmaxIssueShare",
+        "kBlackwellStreamNormExponent", "kOverlapFa2Backward", "kFa2BackwardSmemRereads",
+        "kListScheduleTailShare", "kLaunchOverheadSeconds", "kOverlapPersistentBackward",
+        "kBlackwellPersistentTileOverheadCycles", "kDeterministicWaitTiles",
+        "kMmaSyncShareBlackwell", "kFrameworkCallSeconds"})
     EXPECT_TRUE(contains(s, name)) << name;
   // The ping-pong rule is the forward pass's; the backward's overlap is its own factor.
   EXPECT_TRUE(contains(s, "| `pingpong_hidden_share` | 0.27 | fa3 on h100-sxm (fwd) |")) << s;
