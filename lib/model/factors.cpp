@@ -13,7 +13,7 @@ constexpr std::string_view kRecordFit =
 constexpr std::string_view kRecordDeterministicFit =
     "the published record's \"fit\" figures of deterministic backward passes (cuDNN, FA4)";
 constexpr std::string_view kRecordForwardFit =
-    "the published record's \"fit\" forward figures on Blackwell (cuDNN and FA4, bf16 and fp8)";
+    "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
 constexpr std::string_view kOverlapMeaning =
     "share of the smaller of the tensor and softmax streams hidden behind the larger";
 

@@ -86,8 +86,8 @@ inline constexpr double kHopperPingPongHiddenShare = 0.27;
 
 // FA4's forward on Blackwell: tcgen05 MMA is fully asynchronous, two softmax warpgroups (one per
 // 128-row half of the 256-row tile) and a correction warpgroup run beside it (FA4 §3.1). Three
-// rules, fitted together to the record's "fit" forward figures (cuDNN and FA4 on B200, GB200,
-// B300 and GB300; data/published/record; lib/model/NOTES.md has the search and its errors):
+// rules, fitted together to the record's "fit" bf16 forward figures (cuDNN and FA4 on B200,
+// GB200, B300 and GB300; data/published/record; lib/model/NOTES.md has the search and its errors):
 // - Every unit runs at the GPU's sustained share (gemm_efficiency), not the tensor core alone: a
 //   large GEMM's shortfall on Blackwell is mostly the clock the chip sustains under load, which
 //   slows MUFU, the FP32 pipe and shared memory alike. FA4's figures require it: its Table 1 puts
