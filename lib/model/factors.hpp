@@ -98,13 +98,14 @@ inline constexpr double kHopperPingPongHiddenShare = 0.27;
 // - The softmax warps reach only this share of the SM's issue rate (kIssueLanesPerClkPerSm): two
 //   warpgroups are 8 warps, two per scheduler, each a chain of dependent FFMA, MUFU and tensor-
 //   memory instructions per row. This is what bounds hd64 where MUFU doubled (GB300: MUFU and MMA
-//   each 1024 cycles per tile, the issue stream 1165; FA4 and cuDNN reach 47-49% of the peak).
+//   each 1024 cycles per tile, the issue stream 1165; FA4 and cuDNN reach 46-49% of the peak).
 inline constexpr double kBlackwellSoftmaxIssueShare = 0.8;
 // - The tensor stream T and the softmax stream S combine as (T^p + S^p)^(1/p): each tile's P V
 //   waits for its softmax and each softmax for its S = Q K^T, so two streams of near equal length
 //   cannot both run full (a tie costs 2^(1/p), 7%), while one much longer than the other costs
 //   its own length. With it the model's best emulated share on B200 hd128 is FA4's own default,
-//   12.5% (not fitted: held out), and software exp2 and conditional rescaling each gain 4-5%.
+//   12.5% (not fitted: held out), and software exp2 gains +4.5% and conditional rescaling +5.3%
+//   (b2 h16 s8192 hd128).
 inline constexpr double kBlackwellStreamNormExponent = 10;
 
 // Backward: FA2's backward keeps five GEMMs and the elementwise work in the same warps (no
