@@ -52,7 +52,8 @@ report::Table comparison_table(const std::vector<report::FigureVsModel>& rows) {
                        {"published TFLOP/s", Align::right},
                        {"model TFLOP/s", Align::right},
                        {"error %", Align::right},
-                       {"not modeled because"}},
+                       {"not modeled because"},
+                       {"outside the bounds because"}},
                       {}};
   for (const report::FigureVsModel& r : rows) {
     const report::PublishedFigure& f = *r.figure;
@@ -74,6 +75,7 @@ report::Table comparison_table(const std::vector<report::FigureVsModel>& rows) {
       line.push_back(std::monostate{});
       line.push_back(r.not_modeled);
     }
+    line.push_back(f.outside_bounds);
     table.rows.push_back(std::move(line));
   }
   return table;

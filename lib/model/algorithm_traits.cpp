@@ -140,7 +140,7 @@ bool is_persistent(Algorithm algorithm) {
   return algorithm == Algorithm::fa3 || algorithm == Algorithm::fa4;
 }
 
-double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
+double overlap(const hw::Spec&, Algorithm algorithm, Pass pass) {
   switch (algorithm) {
     case Algorithm::naive: return 0;
     case Algorithm::fa2:
@@ -148,14 +148,17 @@ double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
     case Algorithm::fa3:
     case Algorithm::fa4:
       if (pass == Pass::bwd) return factors::kOverlapPersistentBackward;
-      return algorithm == Algorithm::fa4 && is_blackwell(gpu) ? factors::kOverlapFa4Forward
-                                                              : factors::kHopperPingPongHiddenShare;
+      return factors::kHopperPingPongHiddenShare;
   }
   return 0;
 }
 
 bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
   return is_persistent(algorithm) && is_hopper(gpu) && pass == Pass::fwd;
+}
+
+bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pass) {
+  return algorithm == Algorithm::fa4 && is_blackwell(gpu) && pass == Pass::fwd;
 }
 
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {

@@ -52,8 +52,13 @@ bool is_persistent(Algorithm algorithm);
 // stream hidden behind the longer one; where hides_per_longer_stream (fa3 and fa4 forward on
 // Hopper, whose two consumer warpgroups ping-pong), the cycles of the shorter stream hidden per
 // cycle of the longer one, the rest exposed.
+// FA4's forward on Blackwell takes neither: its streams combine as a norm
+// (combines_streams_by_norm).
 double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
+// FA4's forward on Blackwell: every unit at the sustained share, the tensor and softmax streams
+// combined as (T^p + S^p)^(1/p) (factors.hpp, kBlackwellStreamNormExponent).
+bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

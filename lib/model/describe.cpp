@@ -26,7 +26,12 @@ std::string prediction_text(const hw::Spec& gpu, const Prediction& p) {
   if (c.tmem_bytes > 0)
     out += fmt::format("  {:<12} {:>10.0f} bytes (cycles not modeled: no published TMEM rate)\n",
                        "tmem", c.tmem_bytes);
-  if (p.algorithm != Algorithm::naive)
+  if (combines_streams_by_norm(gpu, p.algorithm, p.pass))
+    out += fmt::format(
+        "\ntile time {:.0f} cycles = (T^p + S^p)^(1/p), T {:.0f}, S {:.0f} (every unit at the "
+        "sustained share; p = stream_norm_exponent)\n",
+        p.tile_time_cycles, p.tensor_stream_cycles, p.softmax_stream_cycles);
+  else if (p.algorithm != Algorithm::naive)
     out += fmt::format("\ntile time {:.0f} cycles = max(T {:.0f}, S {:.0f}) + {}\n",
                        p.tile_time_cycles, p.tensor_stream_cycles, p.softmax_stream_cycles,
                        hides_per_longer_stream(gpu, p.algorithm, p.pass)

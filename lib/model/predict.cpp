@@ -185,6 +185,32 @@ StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem
   return {softmax, longer + exposed};
 }
 
+// FA4's forward on Blackwell (factors.hpp, kBlackwellStreamNormExponent): every unit at the GPU's
+// sustained share, the softmax warps at their share of the issue rate, the two streams combined
+// as a norm.
+StreamTimes blackwell_forward_times(const hw::Spec& gpu, const TileCycles& t, double& tensor) {
+  const double sustained = gpu.gemm_efficiency;
+  tensor = std::max(t.mma, t.smem) / sustained;
+  const double softmax =
+      std::max(t.exp_mufu, t.fma / factors::kBlackwellSoftmaxIssueShare) / sustained;
+  const double p = factors::kBlackwellStreamNormExponent;
+  return {softmax, std::pow(std::pow(tensor, p) + std::pow(softmax, p), 1 / p)};
+}
+
+// The unit whose work sets the tile: the busiest at the rates the tile rule gives each.
+Unit busiest_unit(const TileCycles& c, double mma_share, double issue_share) {
+  Unit busiest = Unit::mma;
+  double most = c.mma / mma_share;
+  for (auto [unit, busy] :
+       {std::pair{Unit::exp_mufu, c.exp_mufu}, std::pair{Unit::fma, c.fma / issue_share},
+        std::pair{Unit::smem, c.smem}})
+    if (busy > most) {
+      most = busy;
+      busiest = unit;
+    }
+  return busiest;
+}
+
 // Bytes each CTA moves besides its tiles: Q (or K, V for backward) and the first tile loaded, O
 // (or dK, dV) stored.
 double cta_bytes(const AttnShape& s, const Prediction& p) {
@@ -219,16 +245,11 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, Prediction& p,
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);
   p.time_s = std::max(compute_s, hbm_s) + launches * factors::kLaunchOverheadSeconds;
   // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
-  // the busiest unit at its sustained rate.
-  const TileCycles& c = p.tile_cycles;
-  p.bottleneck = Unit::mma;
-  double busiest = c.mma / gpu.gemm_efficiency;
-  for (auto [unit, busy] : {std::pair{Unit::exp_mufu, c.exp_mufu}, std::pair{Unit::fma, c.fma},
-                            std::pair{Unit::smem, c.smem}})
-    if (busy > busiest) {
-      busiest = busy;
-      p.bottleneck = unit;
-    }
+  // the busiest unit at its sustained rate (on Blackwell's FA4 forward every unit runs at the
+  // sustained share and the softmax warps at theirs of the issue rate).
+  p.bottleneck = combines_streams_by_norm(gpu, p.algorithm, p.pass)
+                     ? busiest_unit(p.tile_cycles, 1.0, factors::kBlackwellSoftmaxIssueShare)
+                     : busiest_unit(p.tile_cycles, gpu.gemm_efficiency, 1.0);
   if (hbm_s > compute_s) p.bottleneck = Unit::hbm;
 }
 
@@ -260,7 +281,8 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
 // FA3 and FA4: persistent kernels whose tensor cores read their operands from shared memory. On
 // Hopper the two consumer warpgroups ping-pong and each work tile pays a fixed cost; FA4's
 // softmax there changes fa3's tile by the exposed part of the change in its issue stream. On
-// Blackwell FA4's softmax runs beside the asynchronous MMA.
+// Blackwell FA4's softmax runs beside the asynchronous MMA, forward (blackwell_forward_times) and
+// backward (the persistent backward overlap, as on Hopper).
 Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, const Options& o,
                                       Prediction p) {
   const TileCycles& c = p.tile_cycles;
@@ -282,13 +304,21 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     p.factors.push_back(factors::reported(factors::Reported::softmax_change_exposure,
                                           factors::kHopperSoftmaxChangeExposure));
   }
+  if (combines_streams_by_norm(gpu, o.algorithm, o.pass)) {
+    times = blackwell_forward_times(gpu, c, p.tensor_stream_cycles);
+    p.factors.push_back(factors::reported(factors::Reported::softmax_issue_share,
+                                          factors::kBlackwellSoftmaxIssueShare));
+    p.factors.push_back(factors::reported(factors::Reported::stream_norm_exponent,
+                                          factors::kBlackwellStreamNormExponent));
+  } else {
+    p.factors.push_back(factors::reported(pingpong ? factors::Reported::pingpong_hidden_share
+                                          : o.pass == Pass::bwd
+                                              ? factors::Reported::overlap_persistent_backward
+                                              : factors::Reported::overlap,
+                                          hidden));
+  }
   p.softmax_stream_cycles = times.softmax;
   p.tile_time_cycles = times.tile;
-  p.factors.push_back(factors::reported(pingpong ? factors::Reported::pingpong_hidden_share
-                                        : o.pass == Pass::bwd
-                                            ? factors::Reported::overlap_persistent_backward
-                                            : factors::Reported::overlap,
-                                        hidden));
   if (p.conditional_rescale)
     p.factors.push_back(
         factors::reported(factors::Reported::rescale_share, factors::kConditionalRescaleShare));

@@ -85,10 +85,31 @@ Result<Origins> parse_origins(const json& doc, const std::string& origin) {
   return origins;
 }
 
+// The file's named reasons for leaving figures out of the error bounds.
+using Reasons = std::map<std::string, std::string, std::less<>>;
+
+Result<Reasons> parse_reasons(const json& doc, const std::string& origin) {
+  Reasons reasons;
+  if (!doc.contains("outside_bounds_reasons")) return reasons;
+  const json& all = doc.at("outside_bounds_reasons");
+  if (!all.is_object())
+    return Error{
+        fmt::format("{}/outside_bounds_reasons: expected an object of named reasons", origin)};
+  for (const auto& [name, text] : all.items()) {
+    if (!text.is_string() || text.get<std::string>().empty())
+      return Error{fmt::format(
+          "{}/outside_bounds_reasons/{}: expected a string saying why the figures that name it "
+          "are left out of the error bounds",
+          origin, name)};
+    reasons.emplace(name, text.get<std::string>());
+  }
+  return reasons;
+}
+
 // A figure read from an origin is copied as published: it names its role, and one with a
 // sliding window (which the model has not) names no modeled algorithm.
-Status parse_record_fields(const json& f, const Origins& origins, const std::string& where,
-                           PublishedFigure& fig) {
+Status parse_record_fields(const json& f, const Origins& origins, const Reasons& reasons,
+                           const std::string& where, PublishedFigure& fig) {
   if (f.contains("sliding_window")) {
     fig.sliding_window = optional_positive(f, "sliding_window");
     if (fig.sliding_window <= 0)
@@ -98,6 +119,17 @@ Status parse_record_fields(const json& f, const Origins& origins, const std::str
           fmt::format("{}/modeled_as: the model has no sliding window; drop modeled_as "
                       "from a figure with a sliding_window",
                       where)};
+  }
+  if (f.contains("outside_bounds")) {
+    auto name = string_at(f, "outside_bounds", where);
+    if (!name) return name.error();
+    const auto it = reasons.find(*name);
+    if (it == reasons.end())
+      return Error{fmt::format(
+          "{}/outside_bounds: \"{}\" is not one of the file's outside_bounds_reasons; add it "
+          "there with the reason",
+          where, *name)};
+    fig.outside_bounds = it->second;
   }
   if (f.contains("modeled_on")) {
     auto on = string_at(f, "modeled_on", where);
@@ -119,14 +151,15 @@ Status parse_record_fields(const json& f, const Origins& origins, const std::str
   return Ok{};
 }
 
-Result<PublishedFigure> parse_figure(const json& f, const Origins& origins,
+Result<PublishedFigure> parse_figure(const json& f, const Origins& origins, const Reasons& reasons,
                                      const std::string& where) {
   PublishedFigure fig;
   if (!f.is_object()) return Error{fmt::format("{}: expected an object", where)};
-  if (auto ok = check_known_keys(f,
-                                 {"gpu", "kernel", "pass", "shape", "tflops", "role", "origin",
-                                  "modeled_as", "modeled_on", "sliding_window", "note"},
-                                 where);
+  if (auto ok =
+          check_known_keys(f,
+                           {"gpu", "kernel", "pass", "shape", "tflops", "role", "origin",
+                            "modeled_as", "modeled_on", "sliding_window", "outside_bounds", "note"},
+                           where);
       !ok)
     return ok.error();
   auto gpu = string_at(f, "gpu", where);
@@ -165,7 +198,7 @@ Result<PublishedFigure> parse_figure(const json& f, const Origins& origins,
     fig.role = *role;
   }
   fig.note = optional_string(f, "note");
-  if (auto ok = parse_record_fields(f, origins, where, fig); !ok) return ok.error();
+  if (auto ok = parse_record_fields(f, origins, reasons, where, fig); !ok) return ok.error();
   return fig;
 }
 
@@ -180,8 +213,9 @@ Result<std::vector<PublishedFigure>> load_published(const std::filesystem::path&
   if (!parsed) return parsed.error();
   const json doc = std::move(parsed).value();
   const std::string origin = file.string() + ": ";
-  if (auto ok =
-          check_known_keys(doc, {"source", "citation", "role_rule", "origins", "figures"}, origin);
+  if (auto ok = check_known_keys(
+          doc, {"source", "citation", "role_rule", "outside_bounds_reasons", "origins", "figures"},
+          origin);
       !ok)
     return ok.error();
   auto source = string_at(doc, "source", origin);
@@ -192,10 +226,12 @@ Result<std::vector<PublishedFigure>> load_published(const std::filesystem::path&
     return Error{fmt::format("{}/figures: expected an array", origin)};
   auto origins = parse_origins(doc, origin);
   if (!origins) return origins.error();
+  auto reasons = parse_reasons(doc, origin);
+  if (!reasons) return reasons.error();
   std::vector<PublishedFigure> figures;
   for (std::size_t i = 0; i < doc.at("figures").size(); ++i) {
-    auto fig =
-        parse_figure(doc.at("figures")[i], *origins, fmt::format("{}/figures/{}", origin, i));
+    auto fig = parse_figure(doc.at("figures")[i], *origins, *reasons,
+                            fmt::format("{}/figures/{}", origin, i));
     if (!fig) return fig.error();
     fig->source = *source;
     fig->citation = *citation;

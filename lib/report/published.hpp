@@ -8,10 +8,13 @@
 // is then copied exactly as published and must say its role), "sliding_window" (keys per query
 // as published; the model has no sliding window, so such a figure names no modeled_as) and
 // "modeled_on" (the hardware model that stands for a GPU the figure names only by architecture,
-// "sm100"; its note says why). An origin may name its "flop_count" where it differs from the
-// project's convention (core/shape.hpp): "diagonal_inclusive" (cuDNN's benchmark_single_sdpa.py).
-// A file may say in "role_rule" how its figures' roles were chosen. Any other key, and a key given
-// twice in one object, is refused with the file and its JSON pointer.
+// "sm100"; its note says why) and "outside_bounds" (a NAME of the file's
+// "outside_bounds_reasons": {"NAME": "why"}: the figure, still modeled and shown, is left out of
+// the error bounds for what the record shows that the model cannot follow). An origin may name its
+// "flop_count" where it differs from the project's convention (core/shape.hpp):
+// "diagonal_inclusive" (cuDNN's benchmark_single_sdpa.py). A file may say in "role_rule" how its
+// figures' roles were chosen. Any other key, and a key given twice in one object, is refused with
+// the file and its JSON pointer.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +69,8 @@ struct PublishedFigure {
   std::optional<Provenance> provenance;  // for figures with an "origin"
   std::int64_t sliding_window = 0;       // 0: none
   std::string modeled_on;                // hardware model for a GPU named by architecture, or ""
+  std::string outside_bounds;            // why it is left out of the error bounds (the file's
+                                         // reason it names), or ""
   // The hardware model id the figure is modeled on: modeled_on, or its GPU.
   const std::string& model_gpu() const { return modeled_on.empty() ? gpu : modeled_on; }
 };
@@ -125,5 +130,7 @@ std::string gpu_family(const hw::Spec& gpu);
 
 // Whether no model factor may be fitted to the figure: role "held_out", or none given.
 bool held_out(const PublishedFigure& figure);
+// Whether the figure counts toward the error bounds: it names no outside_bounds reason.
+bool within_bounds(const PublishedFigure& figure);
 
 }  // namespace fa4::report

@@ -132,4 +132,6 @@ std::string gpu_family(const hw::Spec& gpu) {
 
 bool held_out(const PublishedFigure& f) { return f.role == "held_out" || f.role.empty(); }
 
+bool within_bounds(const PublishedFigure& f) { return f.outside_bounds.empty(); }
+
 }  // namespace fa4::report

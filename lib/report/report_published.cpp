@@ -115,7 +115,7 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
 std::string held_out_table(const std::vector<const Compared*>& record) {
   std::map<std::tuple<std::string, Pass, bool>, std::vector<const Compared*>> groups;
   for (const Compared* c : record)
-    if (c->predicted_tflops && held_out(*c->figure))
+    if (c->predicted_tflops && held_out(*c->figure) && within_bounds(*c->figure))
       groups[{gpu_family(*c->gpu_model), c->figure->pass, c->figure->shape.dtype == Dtype::fp8}]
           .push_back(c);
   const auto right = Align::right;
@@ -182,21 +182,36 @@ std::string not_modeled_list(const std::vector<const Compared*>& record) {
   return out.empty() ? "" : "Not modeled:\n\n" + out + "\n";
 }
 
+// The figures left out of the held-out bounds, with how many each reason covers.
+std::string outside_bounds_list(const std::vector<const Compared*>& record) {
+  std::map<std::string, int> reasons;
+  for (const Compared* c : record)
+    if (c->predicted_tflops && !within_bounds(*c->figure)) ++reasons[c->figure->outside_bounds];
+  std::string out;
+  for (const auto& [reason, count] : reasons)
+    out += fmt::format("- {} figure(s): {}\n", count, reason);
+  return out.empty() ? ""
+                     : "Modeled, shown above, and left out of the held-out bounds (the data "
+                       "files say why):\n\n" +
+                           out + "\n";
+}
+
 // The published record (data/published/record): figures copied as published, each with its
 // origin and a role fixed before any fitting.
 std::string record_section(const std::vector<const Compared*>& record) {
   return fmt::format(
              "### The published record\n\n{} figures read from public repositories and "
              "threads (data/published/record), each modeled as the closest algorithm on the GPU "
-             "model of its machine (lib/report/published_model.cpp). Held-out figures, per GPU "
-             "family and pass:\n\n",
+             "model of its machine (lib/report/published_model.cpp). Held-out figures within the "
+             "bounds (those left out are listed below with the reason), per GPU family and "
+             "pass:\n\n",
              record.size()) +
          held_out_table(record) +
          md::details(
              "Per source, GPU, pass, head dim and dtype, the fit and held-out figures "
              "apart",
              record_error_table(record)) +
-         not_modeled_list(record);
+         outside_bounds_list(record) + not_modeled_list(record);
 }
 
 }  // namespace

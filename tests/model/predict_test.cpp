@@ -32,12 +32,26 @@ TEST(Predict, H100IsTensorBoundAndB200ExpBoundAtHd64) {
             Unit::exp_mufu);
 }
 
+// At FA4's default share (12.5%); far beyond it the FP32 pipe's issue stream binds instead.
 TEST(Predict, EmulationHelpsWhereExpBinds) {
   Options off, on;
   off.exp_emulation = 0.0;
-  on.exp_emulation = 0.25;
+  on.exp_emulation = 0.125;
   const AttnShape s = square(4, 32, 8192, 64);
   EXPECT_GT(run("b200", Algorithm::fa4, s, on).tflops, run("b200", Algorithm::fa4, s, off).tflops);
+}
+
+// FA4 §3.1: B200's hd128 forward is exp-bound (MMA and exp2 1024 cycles each per 128x128 tile),
+// so each of FA4's softmax techniques gains time there: software exp2 at FA4's default share over
+// none, conditional rescaling over rescaling every tile.
+TEST(Predict, Fa4TechniquesGainOnB200Hd128) {
+  const AttnShape s = square(4, 16, 8192, 128);
+  Options plain, emulated, every_tile_rescaled;
+  plain.exp_emulation = 0.0;
+  every_tile_rescaled.conditional_rescale = false;
+  const double with_both = run("b200", Algorithm::fa4, s, emulated).time_s;
+  EXPECT_LT(with_both, 0.98 * run("b200", Algorithm::fa4, s, plain).time_s);
+  EXPECT_LT(with_both, 0.98 * run("b200", Algorithm::fa4, s, every_tile_rescaled).time_s);
 }
 
 TEST(Predict, LongerSequencesAmortizeOverheads) {

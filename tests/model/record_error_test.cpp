@@ -2,8 +2,11 @@
 // family and pass, fp8 apart: the median |error| and the worst |error| each within a bound. The
 // targets are 7% (median) and 20% (worst); where the model reaches a target the bound is the
 // target, where it does not the bound is what it reached (rounded up), so that a later change
-// cannot make it worse unnoticed. Why the misses miss: lib/model/factors.hpp and the report's
-// record tables (the B200 CSV's short sequences, Hopper's and fp8's backward, deterministic cuDNN).
+// cannot make it worse unnoticed. Figures whose data file names an "outside_bounds" reason (the
+// B200 CSV's PyTorch-path series, FA4's non-causal GB200 forward, FA4's unmerged hd256 forward)
+// are left out. Why the misses miss: lib/model/NOTES.md, lib/model/factors.hpp and the report's
+// record tables (cuDNN 9.13's short backward on B200, Blackwell Ultra's cuDNN, Hopper's and fp8's
+// backward, deterministic cuDNN).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -30,12 +33,12 @@ struct Bound {
 const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 8}},
     {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6}},
-    {{"Hopper", Pass::bwd, false}, {18.5, 48, 8}},       // target missed
-    {{"Hopper", Pass::bwd, true}, {107, 218, 6}},        // target missed
-    {{"Blackwell", Pass::fwd, false}, {12.5, 182, 75}},  // target missed
-    {{"Blackwell", Pass::fwd, true}, {21, 47.5, 35}},    // target missed
-    {{"Blackwell", Pass::bwd, false}, {9, 158, 85}},     // target missed
-    {{"Blackwell", Pass::bwd, true}, {17.5, 133, 47}},   // target missed
+    {{"Hopper", Pass::bwd, false}, {18.5, 48, 8}},               // target missed
+    {{"Hopper", Pass::bwd, true}, {107, 218, 6}},                // target missed
+    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 31, 56}},  // worst: target missed
+    {{"Blackwell", Pass::fwd, true}, {11.5, 39, 35}},            // target missed
+    {{"Blackwell", Pass::bwd, false}, {7.5, 72.5, 70}},          // target missed
+    {{"Blackwell", Pass::bwd, true}, {17.5, 133, 47}},           // target missed
 };
 
 TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
@@ -46,7 +49,7 @@ TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
   const std::vector<FigureVsModel> compared = compare_with_model(*gpus, *figures);
   std::map<std::tuple<std::string, Pass, bool>, std::vector<const FigureVsModel*>> groups;
   for (const FigureVsModel& c : compared)
-    if (c.predicted_tflops && held_out(*c.figure))
+    if (c.predicted_tflops && held_out(*c.figure) && within_bounds(*c.figure))
       groups[{gpu_family(*c.gpu_model), c.pass(), c.figure->shape.dtype == Dtype::fp8}].push_back(
           &c);
   EXPECT_EQ(groups.size(), kBounds.size());

@@ -185,5 +185,26 @@ TEST_F(MalformedRecord, ASlidingWindowFigureNamesNoModeledAlgorithm) {
   EXPECT_NE(error_for(kOrigin, R"(, "sliding_window": 0)").find("positive"), std::string::npos);
 }
 
+// A figure left out of the error bounds names one of its file's reasons; the reason is kept, and
+// the figure is still held out (its role does not change).
+TEST_F(MalformedRecord, AFigureOutsideTheBoundsNamesItsFilesReason) {
+  EXPECT_NE(error_for(kOrigin, R"(, "outside_bounds": "why")").find("/figures/0/outside_bounds"),
+            std::string::npos);
+  const fs::path file = dir_ / "record.json";
+  std::ofstream(file) << R"({"source": "published:test", "citation": "test", )"
+                      << R"("outside_bounds_reasons": {"why": "a reason"}, "figures": [)"
+                      << R"({"gpu": "b200", "kernel": "cudnn", "pass": "fwd", "shape": )"
+                      << R"({"batch": 1, "heads": 8, "seqlen": 1024, "headdim": 128}, )"
+                      << R"("tflops": 100, "role": "held_out", "outside_bounds": "why"}]})";
+  auto figures = load_published(file);
+  ASSERT_TRUE(figures.ok()) << figures.error().message;
+  EXPECT_EQ((*figures)[0].outside_bounds, "a reason");
+  EXPECT_TRUE(held_out((*figures)[0]));
+  EXPECT_FALSE(within_bounds((*figures)[0]));
+  std::ofstream(file) << R"({"source": "s", "citation": "c", "outside_bounds_reasons": )"
+                      << R"({"why": ""}, "figures": []})";
+  EXPECT_FALSE(load_published(file).ok());
+}
+
 }  // namespace
 }  // namespace fa4::report

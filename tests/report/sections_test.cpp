@@ -309,9 +309,9 @@ TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
   for (const char* name :
        {"kSoftmaxFmaOpsPerElement", "kFmaOpsPerEmulatedExp2", "kBackwardFmaOpsPerElement",
         "kMmaSyncShareHopper", "kConditionalRescaleShare", "kFa4DefaultExpEmulation",
-        "kOverlapFa2Forward", "kHopperPingPongHiddenShare", "kOverlapFa4Forward",
-        "kOverlapFa2Backward", "kFa2BackwardSmemRereads", "kListScheduleTailShare",
-        "kLaunchOverheadSeconds", "kOverlapPersistentBackward",
+        "kOverlapFa2Forward", "kHopperPingPongHiddenShare", "kBlackwellSoftmaxIssueShare",
+        "kBlackwellStreamNormExponent", "kOverlapFa2Backward", "kFa2BackwardSmemRereads",
+        "kListScheduleTailShare", "kLaunchOverheadSeconds", "kOverlapPersistentBackward",
         "kBlackwellPersistentTileOverheadCycles", "kDeterministicWaitTiles",
         "kMmaSyncShareBlackwell", "kFrameworkCallSeconds"})
     EXPECT_TRUE(contains(s, name)) << name;
