@@ -115,7 +115,7 @@ inline constexpr double kHopperSoftmaxChangeExposure = 0.6;
 // Fitted to our fa2_bwd, fa2_bwd_deterministic, fa3_bwd and fa3_bwd_atomics on the lent H200
 // (data/runs/2026-11-23-h200-bwd.db, runs 1-2 of 2026-11-23: the FA3-paper sweep, hd 64/128/256,
 // seqlen 512..16k, both masks, 16k tokens, hidden 2048, bf16; 144 figures): every figure within
-// 7.5% (lib/model/NOTES_BWD_FIT.md has the table, and the held-out checks).
+// 7.8% (lib/model/NOTES_BWD_FIT.md has the table, and the held-out checks).
 
 // FA2's backward warps read their GEMM operands from shared memory with ldmatrix on a warp grid
 // per GEMM (lib/kernels/fa2_bwd.cu): each operand byte is read by every warp of the grid's other
@@ -123,10 +123,10 @@ inline constexpr double kHopperSoftmaxChangeExposure = 0.6;
 // 2.16 times the bytes of backward_smem_bytes (tile_cycles.cpp) at hd 64 / 128 / 256.
 inline constexpr double kFa2BackwardWarpGridRereads = 2.2;
 // Share of the shared-memory port (128 B/clk/SM) those ldmatrix reads sustain; the port then
-// bounds the tile: with the rereads above it is 3.65x the operand bytes' time, above the
+// bounds the tile: with the rereads above it is 3.67x the operand bytes' time, above the
 // mma.sync and exp2 streams at every head dim (the kernel's notes say so: "the shared-memory
 // port, not the tensor cores, bounds this structure"). Fitted to our fa2_bwd on H200 at seqlen
-// 4k-16k, non-causal (tile cycles within 3% at each head dim).
+// 4k-16k, non-causal (each head dim within 5%).
 inline constexpr double kFa2BackwardLdmatrixShare = 0.6;
 
 // A key block's K and V loads and its dK and dV stores (4 N d elements; 5 N d for fa3_bwd's two
@@ -140,9 +140,10 @@ inline constexpr double kBackwardKeyBlockIoExposure = 1.4;
 // fa3_bwd's consumer warpgroups are held in phase by the dS barrier (both warpgroups' dS must be
 // in shared memory before dQ = dS K), and each query block waits on its GEMMs three times (S^T
 // and dP^T before exp2; dQ; dV and dK before the next S^T): the tensor pipe drains at each wait.
-// Cycles lost per query block and pass beyond the GEMMs and the elementwise stream, which the
-// model's persistent backward exposes in full already (kOverlapPersistentBackward). Fitted to
-// fa3_bwd at hd128 (bulk reduce) together with the dQ terms below.
+// (That is how we read the kernel; the value is fitted.) Cycles lost per query block and pass
+// beyond the GEMMs and the elementwise stream, which the model's persistent backward exposes in
+// full already (kOverlapPersistentBackward). Fitted to fa3_bwd at hd128 (bulk reduce) together
+// with the dQ terms below.
 inline constexpr double kLabFa3BackwardStepWaitCycles = 1400;
 // fa3_bwd_atomics (and fa3_bwd at hd256, which has no room for the staging tile) adds dQ with
 // red.global.add.v2.f32 from the consumers' registers: cycles per float32 element of a query
