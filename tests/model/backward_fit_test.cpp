@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gpu_models.hpp"
+#include "model/factors.hpp"
 #include "model/model.hpp"
 #include "orchestration/kernel_models.hpp"
 
@@ -180,6 +181,53 @@ TEST(BackwardFit, HeldOutH100FiguresOfOurBackwardKernelsWithinTheirBounds) {
   EXPECT_EQ(count.size(), kHeldOutBounds.size());
   for (const auto& [kernel, e] : worst)
     std::printf("held out  %-22s %2d figures, worst %5.1f%%\n", kernel.c_str(), count[kernel], e);
+}
+
+// The schedule's terms where they can be read off alone: fa3_bwd's two passes at hd256 do six
+// GEMMs' work and two exp2 per score; the staging tile's row bound binds at hd64 only.
+TEST(BackwardFit, LabFa3ScheduleRunsTwoPassesAboveHd128AndBoundsTheTileByDqRows) {
+  const hw::Spec& h200 = testing::gpu("h200");
+  model::Options published;
+  published.algorithm = model::Algorithm::fa3;
+  published.pass = Pass::bwd;
+  published.tile = model::Tile{64, 128};
+  model::Options lab = published;
+  lab.lab_fa3_backward = model::DqAdd::bulk_reduce;
+  const AttnShape hd256 = tokens_16k(256, 4096, false);
+  const auto one = model::tile_cycles(h200, hd256, published, *published.tile);
+  const auto two = model::tile_cycles(h200, hd256, lab, *lab.tile);
+  ASSERT_TRUE(one && two);
+  EXPECT_DOUBLE_EQ(two->mma, one->mma * 6 / 5);
+  EXPECT_DOUBLE_EQ(two->exp_mufu, one->exp_mufu * 2);
+  lab.tile = model::Tile{128, 128};
+  const auto hd64 = model::predict(h200, tokens_16k(64, 4096, false), lab);
+  ASSERT_TRUE(hd64);
+  EXPECT_DOUBLE_EQ(hd64->tile_time_cycles, 128 * model::factors::kLabFa3BulkReduceRowCycles);
+}
+
+TEST(BackwardFit, RefusesTheLabScheduleOutsideFa3BackwardOnHopper) {
+  model::Options o;
+  o.algorithm = model::Algorithm::fa3;
+  o.pass = Pass::bwd;
+  o.lab_fa3_backward = model::DqAdd::atomics;
+  const AttnShape shape = tokens_16k(128, 4096, false);
+  EXPECT_TRUE(model::predict(testing::gpu("h200"), shape, o));
+  EXPECT_FALSE(model::predict(testing::gpu("b200"), shape, o));  // fa3 is Hopper's
+  o.pass = Pass::fwd;
+  const auto forward = model::predict(testing::gpu("h200"), shape, o);
+  ASSERT_FALSE(forward);
+  EXPECT_NE(forward.error().message.find("drop it"), std::string::npos);
+  o.pass = Pass::bwd;
+  o.deterministic = true;
+  EXPECT_FALSE(model::predict(testing::gpu("h200"), shape, o));
+  model::Options fa2;
+  fa2.algorithm = model::Algorithm::fa2;
+  fa2.pass = Pass::bwd;
+  fa2.deterministic = true;
+  EXPECT_TRUE(model::predict(testing::gpu("h200"), shape, fa2));
+  const auto fa2_blackwell = model::predict(testing::gpu("b200"), shape, fa2);
+  ASSERT_FALSE(fa2_blackwell);
+  EXPECT_NE(fa2_blackwell.error().message.find("Hopper only"), std::string::npos);
 }
 
 }  // namespace
