@@ -251,7 +251,8 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
   const double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
   // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
-  // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch.
+  // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for our
+  // Hopper backward kernels the launches beside the main kernel add their time after it instead.
   double hbm_bytes = attention_min_hbm_bytes(s, p.pass);
   double launches = 1, side_s = 0;
   const double bandwidth = gpu.hbm_bytes_per_s * gpu.copy_efficiency;
