@@ -161,6 +161,16 @@ bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pas
   return algorithm == Algorithm::fa4 && is_blackwell(gpu) && pass == Pass::fwd;
 }
 
+int lab_fa3_backward_passes(const AttnShape& s, const Options& o) {
+  constexpr int kLabFa3SinglePassMaxHeaddim = 128;
+  return o.lab_fa3_backward && s.headdim > kLabFa3SinglePassMaxHeaddim ? 2 : 1;
+}
+
+std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& s, const Options& o) {
+  if (!o.lab_fa3_backward) return std::nullopt;
+  return lab_fa3_backward_passes(s, o) > 1 ? DqAdd::atomics : *o.lab_fa3_backward;
+}
+
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {
   if (algorithm != Algorithm::fa4) return 0;
   // FA4 turns emulation off where MUFU doubled (B300: 32 ex2/clk/SM), fa4-facts.md §4.

@@ -60,6 +60,13 @@ bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass
 // combined as (T^p + S^p)^(1/p) (factors.hpp, kBlackwellStreamNormExponent).
 bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 
+// The lab's fa3_bwd (Options::lab_fa3_backward): above hd128 it runs its main kernel twice, dV
+// first, then dK and dQ (a consumer thread's dK and dV of 64 keys, 64 * (d + dv) / 128 float32
+// registers, exceed the 240 setmaxnreg gives), and adds dQ by atomics there (no shared memory
+// left for the staging tile). 1 pass otherwise, and for every other configuration.
+int lab_fa3_backward_passes(const AttnShape& shape, const Options& options);
+std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& shape, const Options& options);
+
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);
 

@@ -14,6 +14,8 @@ constexpr std::string_view kRecordDeterministicFit =
     "the published record's \"fit\" figures of deterministic backward passes (cuDNN, FA4)";
 constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
+constexpr std::string_view kOurBwdRun =
+    "our backward kernels on H200 (data/runs/2026-11-23-h200-bwd.db, FA3-paper sweep)";
 constexpr std::string_view kOverlapMeaning =
     "share of the smaller of the tensor and softmax streams hidden behind the larger";
 
@@ -49,6 +51,20 @@ constexpr ReportedText kReported[] = {
     {"deterministic_wait_tiles",
      "tile times each backward CTA waits for the fixed-order dQ chain to reach it",
      kRecordDeterministicFit},
+    {"fa2_backward_rereads", "times FA2's backward warp grids read each shared operand byte", ""},
+    {"fa2_backward_ldmatrix_share",
+     "share of the shared-memory port FA2's backward ldmatrix reads sustain (Hopper)", kOurBwdRun},
+    {"key_block_io_exposure",
+     "a key block's K, V loads and dK, dV stores: multiple of their time at the SM's HBM share",
+     kOurBwdRun},
+    {"lab_fa3_step_wait_cycles",
+     "cycles per query block and pass lost at fa3_bwd's wgmma waits and dS barrier", kOurBwdRun},
+    {"lab_fa3_dq_atomic_cycles", "cycles per float32 dQ element added by atomics (fa3_bwd)",
+     kOurBwdRun},
+    {"lab_fa3_bulk_reduce_row_cycles",
+     "cycles per dQ row of fa3_bwd's bulk reduce-adds from its single staging tile", kOurBwdRun},
+    {"fa2_slot_store_exposure",
+     "share of the dQ slot stores' HBM time exposed in fa2_bwd_deterministic", kOurBwdRun},
     {"overlap", kOverlapMeaning,
      "the published record's \"fit\" backward figures (cuDNN and FA4, Hopper and Blackwell)"},
     {"mma_sync_share", "mma.sync rate as a share of tcgen05's on Blackwell",
@@ -164,6 +180,35 @@ const Constant kConstants[] = {
     {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
      "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
      "CTA after the fluid bound (list scheduling)"},
+    {"kFa2BackwardWarpGridRereads", kFa2BackwardWarpGridRereads, "counted",
+     name_of(Reported::fa2_backward_rereads),
+     "times our fa2_bwd's warp grids read each shared operand byte (2.08 / 2.32 / 2.16 at hd "
+     "64 / 128 / 256); Hopper"},
+    {"kFa2BackwardLdmatrixShare", kFa2BackwardLdmatrixShare, "fitted",
+     name_of(Reported::fa2_backward_ldmatrix_share),
+     "share of the shared-memory port FA2's backward ldmatrix reads sustain, which bounds its "
+     "tile on Hopper; fitted to our fa2_bwd on the lab's H200 at seqlen 4k-16k"},
+    {"kBackwardKeyBlockIoExposure", kBackwardKeyBlockIoExposure, "fitted",
+     name_of(Reported::key_block_io_exposure),
+     "a key block's K, V loads and dK, dV stores, not overlapped with its query loop in our "
+     "Hopper backward kernels: multiple of their time at the SM's HBM share; fitted to their "
+     "short sequences on the lab's H200"},
+    {"kLabFa3BackwardStepWaitCycles", kLabFa3BackwardStepWaitCycles, "fitted",
+     name_of(Reported::lab_fa3_step_wait_cycles),
+     "cycles per query block and pass that fa3_bwd loses at its wgmma waits and dS barrier "
+     "(warpgroups in phase); fitted to fa3_bwd on the lab's H200"},
+    {"kLabFa3DqAtomicCyclesPerElement", kLabFa3DqAtomicCyclesPerElement, "fitted",
+     name_of(Reported::lab_fa3_dq_atomic_cycles),
+     "cycles per float32 dQ element that fa3_bwd's consumers spend on red.global.add.v2.f32; "
+     "fitted to fa3_bwd_atomics against fa3_bwd at hd128 on the lab's H200"},
+    {"kLabFa3BulkReduceRowCycles", kLabFa3BulkReduceRowCycles, "fitted",
+     name_of(Reported::lab_fa3_bulk_reduce_row_cycles),
+     "cycles per dQ row of fa3_bwd's bulk reduce-adds; its single staging tile makes a tile last "
+     "at least rows x this (binding at hd64); fitted to fa3_bwd at hd64 on the lab's H200"},
+    {"kFa2DeterministicSlotStoreExposure", kFa2DeterministicSlotStoreExposure, "fitted",
+     name_of(Reported::fa2_slot_store_exposure),
+     "share of the HBM time of fa2_bwd_deterministic's dQ slot stores exposed beside its main "
+     "kernel; fitted to it on the lab's H200 at seqlen 4k-16k"},
     {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
      name_of(Reported::launch_overhead_s),
      "host launch to kernel start, per launch; the harness measures it"},

@@ -132,6 +132,59 @@ inline constexpr double kOverlapPersistentBackward = 0.0;
 // points of every measured grid point (lib/kernels/fa4/NOTES.md, run 2).
 inline constexpr double kHopperSoftmaxChangeExposure = 0.6;
 
+// --- The backward pass of the lab's kernels on Hopper ----------------------------------------
+// Fitted to our fa2_bwd, fa2_bwd_deterministic, fa3_bwd and fa3_bwd_atomics on the lent H200
+// (data/runs/2026-11-23-h200-bwd.db, runs 1-2 of 2026-11-23: the FA3-paper sweep, hd 64/128/256,
+// seqlen 512..16k, both masks, 16k tokens, hidden 2048, bf16; 144 figures): every figure within
+// 7.8% (lib/model/NOTES_BWD_FIT.md has the table, and the held-out checks).
+
+// FA2's backward warps read their GEMM operands from shared memory with ldmatrix on a warp grid
+// per GEMM (lib/kernels/fa2_bwd.cu): each operand byte is read by every warp of the grid's other
+// dimension, and dS once more per dQ column pass. Counted from our kernel's grids: 2.08 / 2.32 /
+// 2.16 times the bytes of backward_smem_bytes (tile_cycles.cpp) at hd 64 / 128 / 256.
+inline constexpr double kFa2BackwardWarpGridRereads = 2.2;
+// Share of the shared-memory port (128 B/clk/SM) those ldmatrix reads sustain; the port then
+// bounds the tile: with the rereads above it is 3.67x the operand bytes' time, above the
+// mma.sync and exp2 streams at every head dim (the kernel's notes say so: "the shared-memory
+// port, not the tensor cores, bounds this structure"). Fitted to our fa2_bwd on H200 at seqlen
+// 4k-16k, non-causal (each head dim within 5%).
+inline constexpr double kFa2BackwardLdmatrixShare = 0.6;
+
+// A key block's K and V loads and its dK and dV stores (4 N d elements; 5 N d for fa3_bwd's two
+// passes at hd256, which load K twice) are not overlapped with its query loop in our kernels
+// (fa3_bwd's notes: "the K/V of the next tile could load while the current tile's epilogue runs",
+// not done); they take this multiple of their time at the SM's share of HBM bandwidth (latency
+// on top of bytes). Fitted to the short sequences of both kernels (at seqlen 512 a CTA walks 4-8
+// query blocks, so this is 15-30% of the time).
+inline constexpr double kBackwardKeyBlockIoExposure = 1.4;
+
+// fa3_bwd's consumer warpgroups are held in phase by the dS barrier (both warpgroups' dS must be
+// in shared memory before dQ = dS K), and each query block waits on its GEMMs three times (S^T
+// and dP^T before exp2; dQ; dV and dK before the next S^T): the tensor pipe drains at each wait.
+// (That is how we read the kernel; the value is fitted.) Cycles lost per query block and pass
+// beyond the GEMMs and the elementwise stream, which the model's persistent backward exposes in
+// full already (kOverlapPersistentBackward). Fitted to fa3_bwd at hd128 (bulk reduce) together
+// with the dQ terms below.
+inline constexpr double kLabFa3BackwardStepWaitCycles = 1400;
+// fa3_bwd_atomics (and fa3_bwd at hd256, which has no room for the staging tile) adds dQ with
+// red.global.add.v2.f32 from the consumers' registers: cycles per float32 element of a query
+// block's dQ (M x d per tile) that the consumers spend issuing them and waiting on the LSU queue.
+// Fitted from atomics against bulk reduce at hd128 (6.5k against 5.2k cycles a tile) and checked
+// at hd64 (within 4%).
+inline constexpr double kLabFa3DqAtomicCyclesPerElement = 0.147;
+// fa3_bwd's reduce warp adds a query block's dQ with one bulk reduce-add per row from a single
+// staging tile, which the next query block's dQ must wait for: a tile lasts at least this many
+// cycles per dQ row. Binding at hd64 (128 rows of 256 bytes a tile; measured 8.3k cycles against
+// 5.9k without it, where atomics are faster); hidden at hd128 (64 rows of 512 bytes). Fitted to
+// fa3_bwd at hd64.
+inline constexpr double kLabFa3BulkReduceRowCycles = 62;
+
+// fa2_bwd_deterministic's main kernel stores each key block's dQ part into its own float32 slot
+// (tiles x M x d x 4 bytes) with plain stores, and the conversion reads the slots back. The
+// stores are overlapped with the main kernel's GEMMs only in part: this share of their time at
+// HBM bandwidth is exposed. Fitted to fa2_bwd_deterministic at seqlen 4k-16k.
+inline constexpr double kFa2DeterministicSlotStoreExposure = 0.6;
+
 // --- The naive algorithm -------------------------------------------------------------------
 
 // Share of the measured copy bandwidth that the naive algorithm's three streaming launches
@@ -213,6 +266,13 @@ enum class Reported {
   tile_overhead_cycles,            // kHopperPersistentTileOverheadCycles
   blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
   deterministic_wait_tiles,        // kDeterministicWaitTiles
+  fa2_backward_rereads,            // kFa2BackwardWarpGridRereads
+  fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare
+  key_block_io_exposure,           // kBackwardKeyBlockIoExposure
+  lab_fa3_step_wait_cycles,        // kLabFa3BackwardStepWaitCycles
+  lab_fa3_dq_atomic_cycles,        // kLabFa3DqAtomicCyclesPerElement
+  lab_fa3_bulk_reduce_row_cycles,  // kLabFa3BulkReduceRowCycles
+  fa2_slot_store_exposure,         // kFa2DeterministicSlotStoreExposure
   overlap_persistent_backward,     // kOverlapPersistentBackward
   mma_sync_share_blackwell,        // kMmaSyncShareBlackwell
   softmax_issue_share,             // kBlackwellSoftmaxIssueShare

@@ -33,14 +33,27 @@ struct Tile {
 };
 Result<Tile> parse_tile(std::string_view text);  // "128x128"
 
+// How a backward kernel adds each key block's dQ into the float32 accumulator: float32 atomics
+// from the registers, or a bulk reduce-add (cp.reduce.async.bulk) of a staging tile in shared
+// memory.
+enum class DqAdd { atomics, bulk_reduce };
+
 struct Options {
   Algorithm algorithm = Algorithm::fa4;
   Pass pass = Pass::fwd;
   std::optional<Tile> tile;              // default: the algorithm's own choice for the shape
   std::optional<double> exp_emulation;   // share of exp2 on the FMA pipe, 0..1 (fa4 only)
   std::optional<bool> conditional_rescale;  // fa4 only; default on
-  bool two_cta = false;                  // fa4 backward on Blackwell
-  bool deterministic = false;            // backward: dQ summed in a fixed order (fa3, fa4)
+  bool two_cta = false;                     // fa4 backward on Blackwell
+  // Backward: dQ summed in a fixed order. fa2: each key block stores its part in a slot of its own
+  // and the conversion sums the slots in order (lib/kernels/fa2_bwd.cu); fa3, fa4: each key
+  // block's CTA waits for the one before (factors.hpp, kDeterministicWaitTiles).
+  bool deterministic = false;
+  // fa3 backward on Hopper: the lab's own kernel (lib/kernels/fa3/fa3_bwd.cu), with its dQ adds,
+  // instead of the published design the model's fa3 stands for by default: its two passes above
+  // hd128, its warpgroups' waits on each query block, its key blocks' exposed K/V loads and dK/dV
+  // stores (lib/model/NOTES_BWD_FIT.md).
+  std::optional<DqAdd> lab_fa3_backward;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).

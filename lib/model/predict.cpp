@@ -52,22 +52,25 @@ struct Schedule {
   double waves = 0;
 };
 
-// Places the CTAs of one (batch, head) pattern, repeated batch*heads times, on the SMs.
+// Places the CTAs of one (batch, head) pattern, repeated batch*heads times, on the SMs; where one
+// CTA walks `heads_per_cta` query heads (our backward kernels walk a GQA group's), a CTA's tiles
+// are that many heads' and there are that many times fewer CTAs.
 // Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
 // CTA for a plain launch (list scheduling) or nothing for a persistent longest-first scheduler.
 Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass, Tile t,
-                  double tile_cycles, double cta_overhead_cycles) {
+                  double tile_cycles, double cta_overhead_cycles, double heads_per_cta,
+                  int per_sm) {
   const double blocks_per_head =
       pass == Pass::fwd ? ceil_div(double(s.seqlen_q), t.m) : ceil_div(double(s.seqlen_k), t.n);
-  const double repeats = double(s.batch) * double(s.heads_q);
-  const int per_sm = ctas_per_sm(s, algorithm);
+  const double repeats = double(s.batch) * double(s.heads_q) / heads_per_cta;
   const double slots = double(gpu.sms) * per_sm;
   double tiles = 0, longest = 0, first = -1;
   bool equal = true;
   for (double i = 0; i < blocks_per_head; ++i) {
-    const double n = pass == Pass::fwd
-                         ? forward_blocks(s, t, std::min((i + 1) * t.m, double(s.seqlen_q)))
-                         : backward_blocks(s, t, i * t.n);
+    const double n =
+        heads_per_cta * (pass == Pass::fwd
+                             ? forward_blocks(s, t, std::min((i + 1) * t.m, double(s.seqlen_q)))
+                             : backward_blocks(s, t, i * t.n));
     tiles += n;
     longest = std::max(longest, n);
     if (first < 0) first = n;
@@ -220,13 +223,53 @@ double cta_bytes(const AttnShape& s, const Prediction& p) {
          (p.pass == Pass::fwd ? rows * kLseBytes : rows * s.headdim * e);
 }
 
+// Our backward kernels on Hopper: fa2_bwd, and fa3_bwd where the options ask for it. One CTA walks
+// a key block's query blocks for all the query heads of its GQA group (dK, dV summed in registers),
+// and one CTA fills an SM (fa2_bwd's 8 warps take 227-254 registers a thread).
+bool lab_backward(const hw::Spec& gpu, const Options& o) {
+  return o.pass == Pass::bwd && is_hopper(gpu) &&
+         (o.algorithm == Algorithm::fa2 || o.lab_fa3_backward);
+}
+int resident_ctas(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
+  return lab_backward(gpu, o) ? 1 : ctas_per_sm(s, o.algorithm);
+}
+
+// The launches beside the main kernel of our backward kernels on Hopper (lib/kernels/bwd_common:
+// fa2_bwd, and fa3_bwd where the options ask for it), which run before and after it: their HBM
+// time adds to the main kernel's. The preprocessing reads O and dO, writes D and LSE * log2 e
+// and zeroes the float32 dQ accumulator; the conversion reads it and writes dQ. The deterministic
+// variant stores each key block's dQ part in a slot of its own (plain stores in the main kernel,
+// a share of their time exposed) and the conversion reads the slots the rows see instead.
+struct SideLaunches {
+  double bytes = 0;  // HBM bytes whose time adds to the main kernel's
+  int launches = 0;  // besides the main kernel's (one per pass)
+};
+std::optional<SideLaunches> lab_backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
+                                                       const Options& o, const Prediction& p) {
+  if (!lab_backward(gpu, o)) return std::nullopt;
+  const double e = element_bytes(s.dtype);
+  const double rows = double(s.batch) * double(s.heads_q) * double(s.seqlen_q);
+  const double dq_accumulator = kLseBytes * rows * double(s.headdim);
+  const double preprocessing = 2 * rows * s.headdim_v * e + 2 * kLseBytes * rows;
+  const double conversion_write = rows * double(s.headdim) * e;
+  SideLaunches side{preprocessing + dq_accumulator + dq_accumulator + conversion_write, 2};
+  if (o.deterministic) {
+    const double slots = kLseBytes * p.tiles * p.tile.m * double(s.headdim);
+    side.bytes = preprocessing + (1 + factors::kFa2DeterministicSlotStoreExposure) * slots +
+                 conversion_write;
+  }
+  side.launches += lab_fa3_backward_passes(s, o) - 1;
+  return side;
+}
+
 // The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
 // `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
-void schedule_fused(const hw::Spec& gpu, const AttnShape& s, Prediction& p,
+void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
                     double cta_overhead_cycles) {
   const bool persistent = is_persistent(p.algorithm);
-  const Schedule plan =
-      schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles, cta_overhead_cycles);
+  const double heads_per_cta = lab_backward(gpu, o) ? double(s.heads_q) / double(s.heads_kv) : 1;
+  const Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
+                                 cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o));
   p.ctas = plan.ctas;
   p.tiles = plan.tiles;
   p.waves = plan.waves;
@@ -234,16 +277,21 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, Prediction& p,
   if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
   const double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
   // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
-  // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch.
+  // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for our
+  // Hopper backward kernels the launches beside the main kernel add their time after it instead.
   double hbm_bytes = attention_min_hbm_bytes(s, p.pass);
-  double launches = 1;
-  if (p.pass == Pass::bwd) {
+  double launches = 1, side_s = 0;
+  const double bandwidth = gpu.hbm_bytes_per_s * gpu.copy_efficiency;
+  if (const auto side = lab_backward_side_launches(gpu, s, o, p)) {
+    side_s = side->bytes / bandwidth;
+    launches += side->launches;
+  } else if (p.pass == Pass::bwd) {
     hbm_bytes += 2 * kLseBytes * double(s.batch * s.heads_q * s.seqlen_q * s.headdim);
     launches = 3;  // dO.O row sums, the main kernel, dQ conversion
   }
-  const double hbm_s = hbm_bytes / (gpu.hbm_bytes_per_s * gpu.copy_efficiency);
+  const double hbm_s = hbm_bytes / bandwidth;
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);
-  p.time_s = std::max(compute_s, hbm_s) + launches * factors::kLaunchOverheadSeconds;
+  p.time_s = std::max(compute_s, hbm_s) + side_s + launches * factors::kLaunchOverheadSeconds;
   // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
   // the busiest unit at its sustained rate (on Blackwell's FA4 forward every unit runs at the
   // sustained share and the softmax warps at theirs of the issue rate).
@@ -255,15 +303,33 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, Prediction& p,
 
 // FA2: each warp runs mma.sync and the softmax in turn, reading K and V with ldmatrix; the SM's
 // warps overlap one's softmax with another's MMA. CTAs are plain (not persistent) launches.
-Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
+Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction p) {
   const TileCycles& c = p.tile_cycles;
-  const double exposed_smem =
-      p.pass == Pass::fwd ? factors::kFa2ExposedSmemShare : 1.0;  // backward: factor fitted exposed
+  // Backward on Hopper (our fa2_bwd): the shared-memory port bounds the tile (factors.hpp,
+  // kFa2BackwardLdmatrixShare); elsewhere its ldmatrix time adds to the softmax stream.
+  const bool hopper_backward = p.pass == Pass::bwd && is_hopper(gpu);
+  const double exposed_smem = p.pass == Pass::fwd ? factors::kFa2ExposedSmemShare
+                              : hopper_backward   ? 0.0
+                                                  : 1.0;
   const double hidden = overlap(gpu, Algorithm::fa2, p.pass);
   p.tensor_stream_cycles = c.mma / gpu.gemm_efficiency;
   const StreamTimes times = stream_times(c, p.tensor_stream_cycles, exposed_smem, hidden, false);
   p.softmax_stream_cycles = times.softmax;
   p.tile_time_cycles = times.tile;
+  double io_exposure = 1;  // of each CTA's own loads and stores at the SM's share of HBM
+  if (hopper_backward) {
+    p.tile_time_cycles = std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare);
+    io_exposure = factors::kBackwardKeyBlockIoExposure;
+    for (auto [factor, value] :
+         {std::pair{factors::Reported::fa2_backward_rereads, factors::kFa2BackwardWarpGridRereads},
+          std::pair{factors::Reported::fa2_backward_ldmatrix_share,
+                    factors::kFa2BackwardLdmatrixShare},
+          std::pair{factors::Reported::key_block_io_exposure, io_exposure}})
+      p.factors.push_back(factors::reported(factor, value));
+    if (o.deterministic)
+      p.factors.push_back(factors::reported(factors::Reported::fa2_slot_store_exposure,
+                                            factors::kFa2DeterministicSlotStoreExposure));
+  }
   p.factors.push_back(factors::reported(
       p.pass == Pass::fwd ? factors::Reported::overlap_fa2_forward : factors::Reported::overlap,
       hidden));
@@ -273,9 +339,39 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
                           : is_blackwell(gpu)    ? factors::Reported::mma_sync_share_blackwell
                                                  : factors::Reported::mma_sync_share_published,
                           mma_sync_share(gpu)));
-  schedule_fused(gpu, s, p,
-                 cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu) / ctas_per_sm(s, Algorithm::fa2));
+  schedule_fused(
+      gpu, s, o, p,
+      io_exposure * cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu) / resident_ctas(gpu, s, o));
   return p;
+}
+
+// The lab's fa3_bwd on Hopper (Options::lab_fa3_backward; factors.hpp has each term's reason):
+// its tile waits on its GEMMs in each pass, and adds dQ by atomics or through its staging tile;
+// each key block's K, V loads and dK, dV stores (K loaded once more for a second pass) are
+// exposed. Adds to p's tile time and factors; returns the cycles each CTA pays besides its tiles.
+double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Options& o,
+                            Prediction& p) {
+  const int passes = lab_fa3_backward_passes(s, o);
+  p.tile_time_cycles += passes * factors::kLabFa3BackwardStepWaitCycles;
+  p.factors.push_back(factors::reported(factors::Reported::lab_fa3_step_wait_cycles,
+                                        factors::kLabFa3BackwardStepWaitCycles));
+  const double dq_rows = p.tile.m;
+  if (lab_fa3_dq_add(s, o) == DqAdd::atomics) {
+    p.tile_time_cycles += factors::kLabFa3DqAtomicCyclesPerElement * dq_rows * double(s.headdim);
+    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_dq_atomic_cycles,
+                                          factors::kLabFa3DqAtomicCyclesPerElement));
+  } else {
+    p.tile_time_cycles =
+        std::max(p.tile_time_cycles, dq_rows * factors::kLabFa3BulkReduceRowCycles);
+    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_bulk_reduce_row_cycles,
+                                          factors::kLabFa3BulkReduceRowCycles));
+  }
+  const double k_again =
+      (passes - 1) * double(p.tile.n) * double(s.headdim) * element_bytes(s.dtype);
+  p.factors.push_back(factors::reported(factors::Reported::key_block_io_exposure,
+                                        factors::kBackwardKeyBlockIoExposure));
+  return factors::kBackwardKeyBlockIoExposure * (cta_bytes(s, p) + k_again) /
+         hbm_bytes_per_clk_per_sm(gpu);
 }
 
 // FA3 and FA4: persistent kernels whose tensor cores read their operands from shared memory. On
@@ -323,7 +419,9 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     p.factors.push_back(
         factors::reported(factors::Reported::rescale_share, factors::kConditionalRescaleShare));
   double overhead = 0;
-  if (hopper) {
+  if (o.lab_fa3_backward) {
+    overhead = add_lab_fa3_backward(gpu, s, o, p);
+  } else if (hopper) {
     overhead = factors::kHopperPersistentTileOverheadCycles *
                std::max(1.0, std::pow(double(s.headdim) / 128, 2));
     p.factors.push_back(factors::reported(factors::Reported::tile_overhead_cycles,
@@ -340,7 +438,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     p.factors.push_back(factors::reported(factors::Reported::deterministic_wait_tiles,
                                           factors::kDeterministicWaitTiles));
   }
-  schedule_fused(gpu, s, p, overhead);
+  schedule_fused(gpu, s, o, p, overhead);
   return p;
 }
 
@@ -352,10 +450,21 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
   if (o.exp_emulation && !(*o.exp_emulation >= 0 && *o.exp_emulation <= 1))  // NaN included
     return Error{fmt::format("--exp-emulation {} is not a share: give a number from 0 to 1",
                              *o.exp_emulation)};
-  if (o.deterministic && (o.pass != Pass::bwd || !is_persistent(o.algorithm)))
+  if (o.deterministic && (o.pass != Pass::bwd || o.algorithm == Algorithm::naive))
     return Error{
-        "deterministic mode orders the backward pass's dQ sums of fa3 and fa4: use it "
-        "with --pass bwd and --kernel fa3 or fa4"};
+        "deterministic mode orders the backward pass's dQ sums of fa2, fa3 and fa4: use it "
+        "with --pass bwd and --kernel fa2, fa3 or fa4"};
+  if (o.deterministic && o.algorithm == Algorithm::fa2 && !is_hopper(gpu))
+    return Error{fmt::format(
+        "deterministic fa2 is modeled on Hopper only (our fa2_bwd_deterministic's dQ slots); {} "
+        "is not Hopper: drop --deterministic or pick a Hopper GPU",
+        gpu.name)};
+  if (o.lab_fa3_backward &&
+      (o.algorithm != Algorithm::fa3 || o.pass != Pass::bwd || !is_hopper(gpu) || o.deterministic))
+    return Error{fmt::format(
+        "the lab's fa3_bwd schedule is fa3's backward pass on Hopper, without deterministic mode; "
+        "{} {} on {} is not: drop it",
+        to_string(o.algorithm), to_string(o.pass), gpu.name)};
   if (o.exp_emulation && o.algorithm != Algorithm::fa4)
     return Error{"--exp-emulation is one of FA4's softmax techniques: use it with --kernel fa4"};
   if (o.tile && o.algorithm == Algorithm::naive)
@@ -391,7 +500,7 @@ Result<Prediction> predict_family(const hw::Spec& gpu, const AttnShape& s, const
     case Algorithm::naive:
       return predict_naive(gpu, s, std::move(p));
     case Algorithm::fa2:
-      return predict_fa2(gpu, s, std::move(p));
+      return predict_fa2(gpu, s, o, std::move(p));
     case Algorithm::fa3:
     case Algorithm::fa4:
       return predict_persistent(gpu, s, o, std::move(p));

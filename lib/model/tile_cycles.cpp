@@ -73,7 +73,11 @@ double backward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm al
   }
   // P read once (dV), dS read twice (dK, dQ); P and dS written.
   const double bytes = e * (q_side + k_side + 3 * m * n) + e * 2 * m * n + dq_accumulate;
-  return algorithm == Algorithm::fa2 ? bytes * factors::kFa2BackwardSmemRereads : bytes;
+  if (algorithm != Algorithm::fa2) return bytes;
+  // FA2's warps: on Hopper our fa2_bwd's warp grids (counted), elsewhere the re-read factor fitted
+  // to PyTorch's flash backward.
+  return bytes *
+         (is_hopper(gpu) ? factors::kFa2BackwardWarpGridRereads : factors::kFa2BackwardSmemRereads);
 }
 
 }  // namespace
@@ -116,9 +120,12 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
       c.tmem_bytes = elements * (kFp32Bytes + element_bytes(s.dtype)) +
                      rescale_share * 2 * kFp32Bytes * m * dv;
   } else {
-    c.mma = 2 * m * n * (3 * d + 2 * dv) / rate;
-    c.exp_mufu = elements / sm.mufu_ex2_per_clk;
-    c.fma = elements * factors::kBackwardFmaOpsPerElement / sm.fma_lanes_per_clk;
+    // The lab's fa3_bwd above hd128 runs two passes (S^T and dV; then S^T, dP^T, dK and dQ): S
+    // and P once more, with their exp2 and FFMA (algorithm_traits.hpp).
+    const double again = lab_fa3_backward_passes(s, o) - 1;
+    c.mma = 2 * m * n * (3 * d + 2 * dv + again * d) / rate;
+    c.exp_mufu = (1 + again) * elements / sm.mufu_ex2_per_clk;
+    c.fma = elements * (factors::kBackwardFmaOpsPerElement + again) / sm.fma_lanes_per_clk;
     c.smem = backward_smem_bytes(gpu, s, o.algorithm, t, o.two_cta) / sm.smem_bytes_per_clk;
     if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S, dP written and read; P, dS
       c.tmem_bytes = elements * (4 * kFp32Bytes + 2 * element_bytes(s.dtype));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/fa3_tiles.hpp"
 
@@ -10,6 +11,7 @@ namespace fa4::orchestration {
 namespace {
 
 using model::Algorithm;
+using model::DqAdd;
 
 // Our fa2 takes 64-key blocks at every head dim (lib/kernels/fa2.cu: 128 at hd64 spilled); the
 // model's FA2 takes FA2's own 128 at hd64 (64 above, as ours).
@@ -66,14 +68,19 @@ constexpr std::string_view kNoWarpSpecialization =
     "warpgroup, register reallocation; without it fa3_no_ws also drops ping-pong and keeps one Q "
     "buffer)";
 
-// The backward variants: the model's backward has one dQ reduction (float32 atomics into one
-// accumulator, its HBM term) and no term for how the partials are added.
-constexpr std::string_view kDeterministic =
-    "fa2_bwd at the same tiles: the model has no term for the per-key-block dQ slots and their "
-    "in-order sum (more workspace traffic, no atomics)";
-constexpr std::string_view kDqAtomics =
-    "fa3_bwd at the same tiles: the model has no term for dQ added by per-thread vector atomics "
-    "instead of bulk reduce-adds from a staging tile";
+// The backward variants the model tells apart (Options::deterministic, Options::lab_fa3_backward):
+// fa2_bwd_deterministic's dQ slots summed in order; fa3_bwd's own Hopper schedule, with dQ added
+// by bulk reduce-adds from a staging tile or, in fa3_bwd_atomics, by atomics from registers.
+struct BackwardVariant {
+  std::string_view kernel;
+  bool deterministic = false;
+  std::optional<DqAdd> lab_fa3_backward;
+};
+const BackwardVariant kBackwardVariants[] = {
+    {"fa2_bwd_deterministic", true, std::nullopt},
+    {"fa3_bwd", false, DqAdd::bulk_reduce},
+    {"fa3_bwd_atomics", false, DqAdd::atomics},
+};
 
 constexpr Pass kFwd = Pass::fwd;
 constexpr Pass kBwd = Pass::bwd;
@@ -101,9 +108,9 @@ constexpr KernelModel kKernelModels[] = {
     {"fa4_e50_r1", Algorithm::fa4, kFwd, kModelsTile, 0.5, kAlways, ""},
     {"fa4_e100_r1", Algorithm::fa4, kFwd, kModelsTile, 1.0, kAlways, ""},
     {"fa2_bwd", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
-    {"fa2_bwd_deterministic", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, kDeterministic},
+    {"fa2_bwd_deterministic", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
     {"fa3_bwd", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},
-    {"fa3_bwd_atomics", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kDqAtomics},
+    {"fa3_bwd_atomics", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},
 };
 
 }  // namespace
@@ -125,6 +132,11 @@ model::Options model_options(const KernelModel& kernel, const AttnShape& shape) 
   model::Options options;
   options.algorithm = kernel.algorithm;
   options.pass = kernel.pass;
+  for (const BackwardVariant& variant : kBackwardVariants)
+    if (variant.kernel == kernel.kernel) {
+      options.deterministic = variant.deterministic;
+      options.lab_fa3_backward = variant.lab_fa3_backward;
+    }
   for (const ForcedTile& forced : kernel.tiles)
     if (forced.headdim == shape.headdim) options.tile = forced.tile;
   if (kernel.algorithm == Algorithm::fa4) {

@@ -98,7 +98,7 @@ TEST(KernelModels, VariantsForceTheirKernelsTiles) {
 }
 
 // The backward kernels: the model's fa2 and fa3 backward at the kernels' own blocks, {query rows
-// per step, keys per CTA}; the deterministic and atomics variants say what the model leaves out.
+// per step, keys per CTA}; the deterministic and atomics variants are modeled as such.
 TEST(KernelModels, BackwardKernelsAreTheModelsBackwardAtTheirTiles) {
   for (const char* kernel : {"fa2_bwd", "fa2_bwd_deterministic", "fa3_bwd", "fa3_bwd_atomics"})
     EXPECT_EQ(options(kernel, tokens_16k(128, 4096)).pass, Pass::bwd) << kernel;
@@ -110,8 +110,14 @@ TEST(KernelModels, BackwardKernelsAreTheModelsBackwardAtTheirTiles) {
   EXPECT_EQ(options("fa3_bwd_atomics", tokens_16k(256, 512)).tile, (model::Tile{64, 128}));
   EXPECT_TRUE(entry("fa2_bwd").approximation.empty());
   EXPECT_TRUE(entry("fa3_bwd").approximation.empty());
-  EXPECT_FALSE(entry("fa2_bwd_deterministic").approximation.empty());
-  EXPECT_FALSE(entry("fa3_bwd_atomics").approximation.empty());
+  EXPECT_TRUE(entry("fa2_bwd_deterministic").approximation.empty());
+  EXPECT_TRUE(entry("fa3_bwd_atomics").approximation.empty());
+  EXPECT_TRUE(options("fa2_bwd_deterministic", tokens_16k(128, 4096)).deterministic);
+  EXPECT_FALSE(options("fa2_bwd", tokens_16k(128, 4096)).deterministic);
+  EXPECT_EQ(options("fa3_bwd", tokens_16k(128, 4096)).lab_fa3_backward, model::DqAdd::bulk_reduce);
+  EXPECT_EQ(options("fa3_bwd_atomics", tokens_16k(128, 4096)).lab_fa3_backward,
+            model::DqAdd::atomics);
+  EXPECT_FALSE(options("fa3", tokens_16k(128, 4096)).lab_fa3_backward);
 }
 
 // Every entry, on the lab's Hopper GPUs, over the head dims and sequence lengths the kernels run.
