@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <set>
 
+#include "hw/loader.hpp"
 #include "open_store.hpp"
+#include "orchestration/bench_prediction.hpp"
 #include "report/measured_runs.hpp"
 #include "user_error.hpp"
 
@@ -69,6 +71,25 @@ void add_reference_run(MeasuredSources& out, const Context& ctx, const fs::path&
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(copy.string() + suffix, ec);
 }
 
+// Every *.db in `runs_dir`, sorted by name.
+void add_reference_runs(MeasuredSources& out, const Context& ctx, const std::string& runs_dir) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(runs_dir, ec))
+    if (entry.path().extension() == ".db") files.push_back(entry.path());
+  if (ec)
+    throw UserError(
+        fmt::format("cannot read the reference runs' folder {}: {}; point "
+                    "--reference-runs at data/runs, or pass --no-reference-runs",
+                    runs_dir, ec.message()));
+  std::sort(files.begin(), files.end());
+  // The shipped folder is named as the source tree names it, so reports carry no local paths.
+  const bool shipped = fs::equivalent(runs_dir, reference_runs_dir(ctx, ""), ec);
+  for (const fs::path& file : files)
+    add_reference_run(out, ctx, file,
+                      shipped ? "data/runs/" + file.filename().string() : file.string());
+}
+
 }  // namespace
 
 std::string reference_runs_dir(const Context& ctx, const std::string& dir) {
@@ -92,22 +113,8 @@ MeasuredSources load_measured_sources(const Context& ctx, bool user_db,
                                       const std::string& runs_dir) {
   MeasuredSources out;
   if (user_db) add(out, open_store_for_reading(ctx), ctx.db_path);
-  if (runs_dir.empty()) return out;
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(runs_dir, ec))
-    if (entry.path().extension() == ".db") files.push_back(entry.path());
-  if (ec)
-    throw UserError(
-        fmt::format("cannot read the reference runs' folder {}: {}; point "
-                    "--reference-runs at data/runs, or pass --no-reference-runs",
-                    runs_dir, ec.message()));
-  std::sort(files.begin(), files.end());
-  // The shipped folder is named as the source tree names it, so reports carry no local paths.
-  const bool shipped = fs::equivalent(runs_dir, reference_runs_dir(ctx, ""), ec);
-  for (const fs::path& file : files)
-    add_reference_run(out, ctx, file,
-                      shipped ? "data/runs/" + file.filename().string() : file.string());
+  if (!runs_dir.empty()) add_reference_runs(out, ctx, runs_dir);
+  orchestration::predict_again(out.measurements, take(hw::load_all_specs(ctx.models_dir)));
   return out;
 }
 

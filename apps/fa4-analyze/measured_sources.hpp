@@ -1,6 +1,7 @@
 // The measurements a report or a roofline shows: the user's results database (--db, when it
 // exists) and the reference runs shipped in data/runs/ (real H200 and H100 runs), merged so that
-// the latest measurement of each kernel, problem and device wins.
+// the latest measurement of each kernel, problem and device wins; the prediction beside each of
+// our measurements is the current model's (not the one stored on the day it was measured).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -232,8 +232,9 @@ Figure ladder_figure(const std::string& device, const Groups& groups, const Colu
 
 std::string intro(Pass pass, const std::string& device, const Gemm& gemm, bool gemm_same_run) {
   const std::string what = fmt::format(
-      "{}, each with the model's prediction beside it (the one `bench` linked to the "
-      "measurement), and {} (cuDNN with the model's "
+      "{}, each with the current model's prediction beside it (its configuration in "
+      "`lib/orchestration/kernel_models.cpp`, on the hardware model `bench` matched to the "
+      "device), and {} (cuDNN with the model's "
       "prediction for the algorithm that stands for it, `lib/report/published_model.cpp`; the "
       "model has none for the other peers)",
       pass == Pass::fwd ? "Forward TFLOP/s of each rung and its ablations"

@@ -257,8 +257,8 @@ std::string group_table(const Group& g) {
       gpus += fmt::format("{}`{}`", gpus.empty() ? "" : ", ", gpu.empty() ? "unknown" : gpu);
     out += gpus.empty() ? "None of our measurements here is linked to a model prediction.\n\n"
                         : fmt::format(
-                              "Model: the prediction linked to each of our measurements, "
-                              "on hardware model {}.\n\n",
+                              "Model: the current model's prediction for each of our "
+                              "measurements, on hardware model {}.\n\n",
                               gpus);
   }
   return out;

@@ -137,7 +137,7 @@ std::string training_step_subsection(const std::vector<MeasurementRow>& rows,
   if (!modeled.empty()) {
     const auto [mlo, mhi] = std::minmax_element(modeled.begin(), modeled.end());
     out += fmt::format(
-        "; the model (ours: each kernel's linked prediction; cuDNN: the model's {} "
+        "; the model (ours: each kernel's configuration, current model; cuDNN: the model's {} "
         "on `{}`, kernel time alone) predicts {} to {}",
         "closest algorithm", cudnn_model.gpu_id(), ratio(*mlo), ratio(*mhi));
   }

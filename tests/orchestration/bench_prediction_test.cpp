@@ -124,5 +124,37 @@ TEST_F(BenchPrediction, AKernelWithoutAModelConfigurationIsAnError) {
   EXPECT_EQ(integer("SELECT COUNT(*) FROM predictions"), 0);
 }
 
+// A report shows the current model beside a stored measurement: the prediction stored on the day
+// it was measured is replaced for our kernels, peers keep theirs, and a kernel or hardware model
+// the current tree no longer knows gets none.
+TEST(PredictAgain, OurMeasurementsGetTheCurrentModelsPredictionPeersKeepTheirs) {
+  const hw::Spec& h200 = testing::gpu("h200");
+  const AttnShape shape = tokens_16k(128, 8192);
+  const auto row = [&](std::string kernel, std::string source, std::string gpu) {
+    store::MeasurementRow m;
+    m.kernel = std::move(kernel);
+    m.source = std::move(source);
+    m.predicted_gpu = std::move(gpu);
+    m.shape = shape;
+    m.pass = Pass::bwd;
+    m.tflops = 400;
+    m.predicted_tflops = 1;  // the stale prediction
+    return m;
+  };
+  std::vector<store::MeasurementRow> rows = {
+      row("fa3_bwd", std::string(store::kOurSource), "h200"),
+      row("sdpa_cudnn", "peer:torch-cudnn", "h200"),
+      row("a_kernel_since_removed", std::string(store::kOurSource), "h200"),
+      row("fa3_bwd", std::string(store::kOurSource), "a_gpu_model_since_removed")};
+  predict_again(rows, {h200});
+  const auto current = predict_kernel(h200, "fa3_bwd", shape);
+  ASSERT_TRUE(current.ok()) << current.error().message;
+  EXPECT_DOUBLE_EQ(rows[0].predicted_tflops, current->tflops);
+  EXPECT_GT(rows[0].predicted_tflops, 100);
+  EXPECT_EQ(rows[1].predicted_tflops, 1);
+  EXPECT_EQ(rows[2].predicted_tflops, 0);
+  EXPECT_EQ(rows[3].predicted_tflops, 0);
+}
+
 }  // namespace
 }  // namespace fa4::orchestration
