@@ -2,19 +2,20 @@
 // measurements tagged with their source, and published figures (data/published/*.json) into the
 // published table. Each file is one transaction: a malformed line loads nothing of its file;
 // importing a file again adds nothing.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
-#include "open_store.hpp"
 #include "context.hpp"
 #include "core/count_noun.hpp"
 #include "hw/loader.hpp"
-#include "report/published.hpp"
+#include "open_store.hpp"
 #include "progress.hpp"
+#include "report/published.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"
 #include "user_error.hpp"
@@ -34,24 +35,46 @@ bool is_published_file(const std::string& path) {
 }
 
 store::PublishedFigure to_store(const report::PublishedFigure& f) {
-  return {.source = f.source, .citation = f.citation, .gpu = f.gpu, .kernel = f.kernel,
-          .shape = f.shape, .pass = f.pass, .tflops = f.tflops, .notes = f.note};
+  return {.source = f.source,
+          .citation = f.citation,
+          .gpu = f.gpu,
+          .kernel = f.kernel,
+          .shape = f.shape,
+          .pass = f.pass,
+          .tflops = f.tflops,
+          .notes = f.note};
 }
 
-void import_published(store::Store& db, const std::string& path) {
-  const auto figures = take(report::load_published(path));
-  std::vector<store::PublishedFigure> rows;
-  for (const auto& f : figures) rows.push_back(to_store(f));
-  take(db.record_published(rows));
-  fmt::print("{}: {} recorded (a figure imported before is replaced)\n", path,
-             count_noun(rows.size(), "published figure"));
+// A file read and checked whole before anything is written, so that a file refused first leaves
+// no database behind.
+struct ParsedFile {
+  std::vector<store::PublishedFigure> published;  // a published-figures file
+  std::vector<store::ImportedRun> peer_runs;      // else peer results
+  bool is_published = false;
+};
+
+ParsedFile parse_file(const std::string& path, const Context& ctx,
+                      const std::vector<hw::Spec>& specs) {
+  ParsedFile parsed;
+  parsed.is_published = is_published_file(path);
+  if (parsed.is_published) {
+    for (const auto& f : take(report::load_published(path)))
+      parsed.published.push_back(to_store(f));
+  } else {
+    std::ifstream in(path);
+    parsed.peer_runs = take(store::parse_peer_records(in, path, ctx.command_line, specs));
+  }
+  return parsed;
 }
 
-void import_peers(store::Store& db, const std::string& path, const Context& ctx) {
-  std::ifstream in(path);
-  const auto specs = take(hw::load_all_specs(ctx.models_dir));
-  const auto runs = take(store::parse_peer_records(in, path, ctx.command_line, specs));
-  const store::ImportCounts counts = take(db.import_runs(runs));
+void record(store::Store& db, const std::string& path, const ParsedFile& parsed) {
+  if (parsed.is_published) {
+    take(db.record_published(parsed.published));
+    fmt::print("{}: {} recorded (a figure imported before is replaced)\n", path,
+               count_noun(parsed.published.size(), "published figure"));
+    return;
+  }
+  const store::ImportCounts counts = take(db.import_runs(parsed.peer_runs));
   fmt::print("{}: {} added in {}, {} already present\n", path,
              count_noun(counts.added, "measurement"), count_noun(counts.runs, "new run"),
              counts.already_present);
@@ -63,19 +86,20 @@ void run_import(const Context& ctx, const ImportOptions& o) {
       throw UserError(
           fmt::format("{} is a folder: give the files in it (e.g. {}/*.jsonl)", path, path));
     if (!std::ifstream(path))
-      throw UserError(fmt::format("cannot read {}: check the path (peer results are JSON Lines "
-                                  "from scripts/peers/torch_peers.py; published figures are "
-                                  "data/published/*.json)",
-                                  path));
+      throw UserError(
+          fmt::format("cannot read {}: check the path (peer results are JSON Lines "
+                      "from scripts/peers/torch_peers.py; published figures are "
+                      "data/published/*.json)",
+                      path));
   }
-  auto db = open_store(ctx);
+  const auto specs = take(hw::load_all_specs(ctx.models_dir));
+  std::optional<store::Store> db;  // opened (and created) once the first file has been read whole
   Progress progress("files imported", o.files.size());
   for (const std::string& path : o.files) {
+    const ParsedFile parsed = parse_file(path, ctx, specs);
+    if (!db) db.emplace(open_store(ctx));
     progress.clear();  // each file's line goes above it
-    if (is_published_file(path))
-      import_published(db, path);
-    else
-      import_peers(db, path, ctx);
+    record(*db, path, parsed);
     progress.advance();
   }
 }
