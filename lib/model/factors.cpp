@@ -16,8 +16,10 @@ constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
 constexpr std::string_view kRecordHopperBackwardFit =
     "the published record's \"fit\" bf16 backward figures on Hopper (cuDNN 9.19 on H200)";
+// Named by the notes, not by its database's path: the published Hopper backward reports one of
+// these factors in reports that show no reference runs.
 constexpr std::string_view kOurBwdRun =
-    "our backward kernels on H200 (data/runs/2026-11-23-h200-bwd.db, FA3-paper sweep)";
+    "our backward kernels on H200, FA3-paper sweep of 2026-11-23 (lib/model/NOTES_BWD_FIT.md)";
 constexpr std::string_view kOverlapMeaning =
     "share of the smaller of the tensor and softmax streams hidden behind the larger";
 
