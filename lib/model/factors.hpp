@@ -151,7 +151,8 @@ inline constexpr double kFa2BackwardWarpGridRereads = 2.2;
 inline constexpr double kFa2BackwardLdmatrixShare = 0.6;
 
 // A key block's K and V loads and its dK and dV stores (4 N d elements; 5 N d for fa3_bwd's two
-// passes at hd256, which load K twice) are not overlapped with its query loop in our kernels
+// passes at hd256, which load K twice) are not overlapped with its query loop in our kernels (nor,
+// as the model takes it, in FA3's published backward on Hopper: kHopperBackwardStepWaitCycles)
 // (fa3_bwd's notes: "the K/V of the next tile could load while the current tile's epilogue runs",
 // not done); they take this multiple of their time at the SM's share of HBM bandwidth (latency
 // on top of bytes). Fitted to the short sequences of both kernels (at seqlen 512 a CTA walks 4-8
@@ -185,6 +186,23 @@ inline constexpr double kLabFa3BulkReduceRowCycles = 62;
 // HBM bandwidth is exposed. Fitted to fa2_bwd_deterministic at seqlen 4k-16k.
 inline constexpr double kFa2DeterministicSlotStoreExposure = 0.6;
 
+// --- The published persistent backward on Hopper (FA3's design; cuDNN's as the model takes it) --
+// FA3's backward (flash-attention's hopper/ kernels: flash_bwd_preprocess, the warp-specialized
+// main kernel, flash_bwd_postprocess) has the structure our fa3_bwd has: each query block's
+// dQ = dS K needs the dS of both consumer warpgroups in shared memory (a barrier holds them in
+// phase), and each warpgroup waits on S and dP before its exp2 and on its dV, dK, dQ GEMMs
+// before the next block's S: the tensor pipe drains at each wait. Its K, V loads and dK, dV
+// stores per key block are exposed (kBackwardKeyBlockIoExposure, our kernels' value, not
+// refitted), and its preprocessing and dQ conversion launches run before and after the main
+// kernel. (That is how the model reads the design; the value is fitted.) Cycles lost per query
+// block at those waits, beyond the GEMMs and the elementwise stream: fitted to the record's "fit"
+// bf16 backward figures on Hopper (cuDNN 9.19 on H200,
+// data/published/record/cudnn-frontend-h200.json: Llama-3.1 GQA 64/8 hd128 at seqlen 4k and 16k,
+// both masks, and DeepSeek-V3's deterministic hd192/128 at 4k), the value that makes the worst
+// of them least (6.1%; 1400, our fa3_bwd's, leaves them 10% slow). lib/model/NOTES_BWD_FIT.md
+// has the tables.
+inline constexpr double kHopperBackwardStepWaitCycles = 950;
+
 // --- The naive algorithm -------------------------------------------------------------------
 
 // Share of the measured copy bandwidth that the naive algorithm's three streaming launches
@@ -204,8 +222,9 @@ inline constexpr double kNaiveRowsInFlightPerSm = 8;
 
 // --- Whole-kernel scheduling ---------------------------------------------------------------
 
-// A Hopper persistent kernel (fa3, fa4's softmax on fa3's pipeline) pays a cost per work tile of
-// 128 query rows besides its key blocks: Q's load latency, the pipeline's fill (the first
+// A Hopper persistent kernel's forward (fa3, fa4's softmax on fa3's pipeline) pays a cost per
+// work tile of 128 query rows besides its key blocks (its backward pays its key block's exposed
+// I/O instead, kBackwardKeyBlockIoExposure): Q's load latency, the pipeline's fill (the first
 // S = Q K^T has no softmax to overlap) and drain, the epilogue writing O and LSE. Fitted with the
 // ping-pong share above: about the same at hd64 and hd128 (3.0k cycles at the model's clock) and
 // about four times that at hd256 (the implied per-tile cost there is 10-12k cycles at every
@@ -277,6 +296,7 @@ enum class Reported {
   mma_sync_share_blackwell,        // kMmaSyncShareBlackwell
   softmax_issue_share,             // kBlackwellSoftmaxIssueShare
   stream_norm_exponent,            // kBlackwellStreamNormExponent
+  hopper_bwd_step_wait_cycles,     // kHopperBackwardStepWaitCycles
 };
 
 struct ReportedText {

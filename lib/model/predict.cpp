@@ -234,26 +234,36 @@ int resident_ctas(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
   return lab_backward(gpu, o) ? 1 : ctas_per_sm(s, o.algorithm);
 }
 
-// The launches beside the main kernel of our backward kernels on Hopper (lib/kernels/bwd_common:
-// fa2_bwd, and fa3_bwd where the options ask for it), which run before and after it: their HBM
-// time adds to the main kernel's. The preprocessing reads O and dO, writes D and LSE * log2 e
-// and zeroes the float32 dQ accumulator; the conversion reads it and writes dQ. The deterministic
-// variant stores each key block's dQ part in a slot of its own (plain stores in the main kernel,
-// a share of their time exposed) and the conversion reads the slots the rows see instead.
+// A persistent backward on Hopper as FA3 publishes it (and cuDNN's as the model takes it): the
+// model's fa3 or fa4 backward pass on Hopper without the lab's fa3_bwd schedule. Like our kernels
+// it runs a preprocessing and a dQ conversion launch beside its main kernel (FA3's
+// flash_bwd_preprocess and flash_bwd_postprocess), and its consumer warpgroups wait on their
+// GEMMs and on the dS barrier once per query block (factors.hpp, kHopperBackwardStepWaitCycles).
+bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o) {
+  return o.pass == Pass::bwd && is_hopper(gpu) && is_persistent(o.algorithm) && !o.lab_fa3_backward;
+}
+
+// The launches beside the main kernel of a Hopper backward (ours, lib/kernels/bwd_common: fa2_bwd,
+// and fa3_bwd where the options ask for it; FA3's published one), which run before and after it:
+// their HBM time adds to the main kernel's. The preprocessing reads O and dO, writes D and LSE *
+// log2 e and zeroes the float32 dQ accumulator; the conversion reads it and writes dQ. The
+// deterministic variant stores each key block's dQ part in a slot of its own (plain stores in the
+// main kernel, a share of their time exposed) and the conversion reads the slots the rows see
+// instead.
 struct SideLaunches {
   double bytes = 0;  // HBM bytes whose time adds to the main kernel's
   int launches = 0;  // besides the main kernel's (one per pass)
 };
-std::optional<SideLaunches> lab_backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
-                                                       const Options& o, const Prediction& p) {
-  if (!lab_backward(gpu, o)) return std::nullopt;
+std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
+                                                   const Options& o, const Prediction& p) {
+  if (!lab_backward(gpu, o) && !hopper_persistent_backward(gpu, o)) return std::nullopt;
   const double e = element_bytes(s.dtype);
   const double rows = double(s.batch) * double(s.heads_q) * double(s.seqlen_q);
   const double dq_accumulator = kLseBytes * rows * double(s.headdim);
   const double preprocessing = 2 * rows * s.headdim_v * e + 2 * kLseBytes * rows;
   const double conversion_write = rows * double(s.headdim) * e;
   SideLaunches side{preprocessing + dq_accumulator + dq_accumulator + conversion_write, 2};
-  if (o.deterministic) {
+  if (o.deterministic && o.algorithm == Algorithm::fa2) {
     const double slots = kLseBytes * p.tiles * p.tile.m * double(s.headdim);
     side.bytes = preprocessing + (1 + factors::kFa2DeterministicSlotStoreExposure) * slots +
                  conversion_write;
@@ -277,12 +287,12 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
   const double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
   // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
-  // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for our
-  // Hopper backward kernels the launches beside the main kernel add their time after it instead.
+  // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for a
+  // Hopper backward (ours, FA3's) the launches beside the main kernel add their time after it.
   double hbm_bytes = attention_min_hbm_bytes(s, p.pass);
   double launches = 1, side_s = 0;
   const double bandwidth = gpu.hbm_bytes_per_s * gpu.copy_efficiency;
-  if (const auto side = lab_backward_side_launches(gpu, s, o, p)) {
+  if (const auto side = backward_side_launches(gpu, s, o, p)) {
     side_s = side->bytes / bandwidth;
     launches += side->launches;
   } else if (p.pass == Pass::bwd) {
@@ -345,6 +355,16 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
   return p;
 }
 
+// The cycles a Hopper persistent backward CTA's key block I/O is exposed (factors.hpp,
+// kBackwardKeyBlockIoExposure): its K, V loads and dK, dV stores, plus `extra_bytes` loaded.
+double exposed_key_block_io_cycles(const hw::Spec& gpu, const AttnShape& s, Prediction& p,
+                                   double extra_bytes) {
+  p.factors.push_back(factors::reported(factors::Reported::key_block_io_exposure,
+                                        factors::kBackwardKeyBlockIoExposure));
+  return factors::kBackwardKeyBlockIoExposure * (cta_bytes(s, p) + extra_bytes) /
+         hbm_bytes_per_clk_per_sm(gpu);
+}
+
 // The lab's fa3_bwd on Hopper (Options::lab_fa3_backward; factors.hpp has each term's reason):
 // its tile waits on its GEMMs in each pass, and adds dQ by atomics or through its staging tile;
 // each key block's K, V loads and dK, dV stores (K loaded once more for a second pass) are
@@ -368,10 +388,18 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
   }
   const double k_again =
       (passes - 1) * double(p.tile.n) * double(s.headdim) * element_bytes(s.dtype);
-  p.factors.push_back(factors::reported(factors::Reported::key_block_io_exposure,
-                                        factors::kBackwardKeyBlockIoExposure));
-  return factors::kBackwardKeyBlockIoExposure * (cta_bytes(s, p) + k_again) /
-         hbm_bytes_per_clk_per_sm(gpu);
+  return exposed_key_block_io_cycles(gpu, s, p, k_again);
+}
+
+// FA3's published backward on Hopper (hopper_persistent_backward): its consumer warpgroups wait
+// on their GEMMs and the dS barrier once per query block, and each key block's K, V loads and
+// dK, dV stores are exposed, as in our fa3_bwd (factors.hpp). Adds to p's tile time and factors;
+// returns the cycles each CTA pays besides its tiles.
+double add_hopper_backward_waits(const hw::Spec& gpu, const AttnShape& s, Prediction& p) {
+  p.tile_time_cycles += factors::kHopperBackwardStepWaitCycles;
+  p.factors.push_back(factors::reported(factors::Reported::hopper_bwd_step_wait_cycles,
+                                        factors::kHopperBackwardStepWaitCycles));
+  return exposed_key_block_io_cycles(gpu, s, p, 0);
 }
 
 // FA3 and FA4: persistent kernels whose tensor cores read their operands from shared memory. On
@@ -421,6 +449,8 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   double overhead = 0;
   if (o.lab_fa3_backward) {
     overhead = add_lab_fa3_backward(gpu, s, o, p);
+  } else if (hopper_persistent_backward(gpu, o)) {
+    overhead = add_hopper_backward_waits(gpu, s, p);
   } else if (hopper) {
     overhead = factors::kHopperPersistentTileOverheadCycles *
                std::max(1.0, std::pow(double(s.headdim) / 128, 2));
