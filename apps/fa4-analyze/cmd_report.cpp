@@ -112,7 +112,8 @@ void run_report(const Context& ctx, const ReportOptions& o) {
     });
   };
   in.predictions = take(report::digest_predictions(read_store, in.gpus));
-  const auto measured = load_measured_sources(ctx, /*user_db=*/true, o.reference_runs.folder(ctx));
+  const auto measured =
+      load_measured_sources(ctx, /*user_db=*/true, o.reference_runs.folder(ctx), in.gpus);
   in.measurements = measured.measurements;
   in.ceilings = measured.ceilings;
   in.measured_origins = measured.origins;

@@ -101,7 +101,7 @@ void run_roofline(const Context& ctx, const RooflineOptions& o) {
       fmt::format("Model version {}, {} datasheet ({}).", model::kModelVersion, gpu.id, gpu.name);
   if (o.measured) {
     const bool user_db = fs::exists(ctx.db_path);
-    const auto sources = load_measured_sources(ctx, user_db, o.reference_runs.folder(ctx));
+    const auto sources = load_measured_sources(ctx, user_db, o.reference_runs.folder(ctx), specs);
     std::set<std::string> names;
     for (model::Algorithm a : kernels) names.insert(std::string(model::to_string(a)));
     for (const store::MeasurementRow& m : sources.measurements) {

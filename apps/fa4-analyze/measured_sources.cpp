@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <set>
 
-#include "hw/loader.hpp"
 #include "open_store.hpp"
 #include "orchestration/bench_prediction.hpp"
 #include "report/measured_runs.hpp"
@@ -109,12 +108,12 @@ std::string ReferenceRunsOptions::folder(const Context& ctx) const {
   return none_ ? "" : reference_runs_dir(ctx, dir_);
 }
 
-MeasuredSources load_measured_sources(const Context& ctx, bool user_db,
-                                      const std::string& runs_dir) {
+MeasuredSources load_measured_sources(const Context& ctx, bool user_db, const std::string& runs_dir,
+                                      const std::vector<hw::Spec>& specs) {
   MeasuredSources out;
   if (user_db) add(out, open_store_for_reading(ctx), ctx.db_path);
   if (!runs_dir.empty()) add_reference_runs(out, ctx, runs_dir);
-  orchestration::predict_again(out.measurements, take(hw::load_all_specs(ctx.models_dir)));
+  orchestration::predict_again(out.measurements, specs);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "context.hpp"
+#include "hw/spec.hpp"
 #include "store/store.hpp"
 
 namespace fa4::app {
@@ -37,9 +38,10 @@ class ReferenceRunsOptions {
 };
 
 // Reads --db when it exists (`user_db`) and every *.db in `runs_dir` (when not empty), each
-// through a private copy so the shipped files are never migrated or locked. Throws UserError
-// naming the file that cannot be read.
-MeasuredSources load_measured_sources(const Context& ctx, bool user_db,
-                                      const std::string& runs_dir);
+// through a private copy so the shipped files are never migrated or locked; `specs` (the loaded
+// hardware models) make the current model's predictions. Throws UserError naming the file that
+// cannot be read.
+MeasuredSources load_measured_sources(const Context& ctx, bool user_db, const std::string& runs_dir,
+                                      const std::vector<hw::Spec>& specs);
 
 }  // namespace fa4::app
