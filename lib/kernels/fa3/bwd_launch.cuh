@@ -44,8 +44,13 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
       !status)
     return status;
   const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
-  params.lse_log2 = arrays.lse_log2;
-  params.delta = arrays.d;
+  const std::int64_t stat_rows = q_heads * layout.rows_padded;
+  const auto lse_map = tma::float_rows_tensor_map(arrays.lse_log2, stat_rows, T::kBlockM);
+  const auto delta_map = tma::float_rows_tensor_map(arrays.d, stat_rows, T::kBlockM);
+  if (!lse_map) return Error{"fa3_bwd: " + lse_map.error().message};
+  if (!delta_map) return Error{"fa3_bwd: " + delta_map.error().message};
+  params.lse_map = *lse_map;
+  params.delta_map = *delta_map;
   params.dq_accum = arrays.dq_accum;
   params.seqlen_q = int(shape.seqlen_q);
   params.seqlen_k = int(shape.seqlen_k);

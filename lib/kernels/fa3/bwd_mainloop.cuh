@@ -103,14 +103,14 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
     for (int cb = 0; cb < T::kColumnBlocks; ++cb)
       tma_load_3d(smem.q(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.q_map,
                   smem.q_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    bulk_load(smem.lse(ring.index), p.lse_log2 + row, T::kStatBytes, smem.q_full(ring.index));
+    tma_load_1d(smem.lse(ring.index), &p.lse_map, smem.q_full(ring.index), row);
     mbarrier_wait(smem.do_empty(ring.index), ring.phase ^ 1u);
     mbarrier_arrive_expect_tx(smem.do_full(ring.index), T::kQBytes + T::kStatBytes);
 #pragma unroll
     for (int cb = 0; cb < T::kColumnBlocks; ++cb)
       tma_load_3d(smem.dout(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.do_map,
                   smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    bulk_load(smem.delta(ring.index), p.delta + row, T::kStatBytes, smem.do_full(ring.index));
+    tma_load_1d(smem.delta(ring.index), &p.delta_map, smem.do_full(ring.index), row);
     ring.template advance<T::kStages>();
     if (++qb.m_block == p.m_blocks) {  // the next query head of the group
       qb.m_block = tile.m_first;

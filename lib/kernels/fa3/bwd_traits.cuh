@@ -111,7 +111,9 @@ struct BwdTraits {
                     kWarpgroupKvBytes % kSwizzleAtomBytes == 0,
                 "every tile and warpgroup slice starts 1024-byte aligned");
   static_assert(kDqOffset % kSwizzleAtomBytes == 0, "tiles before the dQ staging stay aligned");
-  static_assert(kDqRowBytes % 16 == 0 && kLseOffset % 16 == 0, "bulk copies: 16-byte aligned");
+  static_assert(kDqRowBytes % 16 == 0, "bulk reduce-adds: 16-byte aligned rows");
+  static_assert(kLseOffset % 128 == 0 && kStatBytes % 128 == 0,
+                "TMA destinations: 128-byte aligned");
   static_assert(kSharedBytes <= kMaxSharedBytes, "tiles exceed the 227 KiB of shared memory");
 };
 
@@ -124,10 +126,11 @@ struct BwdParams {
   CUtensorMap v_map;
   CUtensorMap dk_map;  // boxes of {64, 64}: one warpgroup's keys
   CUtensorMap dv_map;
-  // The backward workspace (bwd_common.hpp), rows_padded rows per head: LSE * log2 e (+inf where
-  // no key is seen), D = rowsum(dO o O), and the zeroed float32 dQ accumulator (one slot).
-  const float* lse_log2;
-  const float* delta;
+  // The backward workspace (bwd_common.hpp), rows_padded rows per head: 1-D maps (boxes of
+  // kBlockM floats) of LSE * log2 e (+inf where no key is seen) and D = rowsum(dO o O), and the
+  // zeroed float32 dQ accumulator (one slot).
+  CUtensorMap lse_map;
+  CUtensorMap delta_map;
   float* dq_accum;  // [batch][heads_q][rows_padded][headdim]
   int seqlen_q;
   int seqlen_k;

@@ -3,7 +3,8 @@
 // {headdim, seqlen, batch * heads} of a [batch][heads][seqlen][headdim] 16-bit tensor, in boxes
 // of {64, rows, 1} with the 128-byte swizzle the wgmma descriptors expect (TMA zero-fills rows
 // past a sequence's end without touching the next head, and clips stores there). Used by fa3's
-// forward launch (launch.cuh, and fa4 through it) and fa3_bwd's (bwd_launch.cuh).
+// forward launch (launch.cuh, and fa4 through it) and fa3_bwd's (bwd_launch.cuh), which also
+// loads its per-row float32 statistics through 1-D maps.
 #pragma once
 
 #include <cuda.h>
@@ -60,6 +61,27 @@ inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v1200
                  " (box {" + std::to_string(kColumnBlock) + ", " + std::to_string(box_rows) +
                  ", 1} over {" + std::to_string(headdim) + ", " + std::to_string(seqlen) + ", " +
                  std::to_string(rows_of_heads) + "})"};
+  return map;
+}
+
+// The 1-D view of a float32 array of `elements` (fa3_bwd's per-row LSE * log2 e and D, one per
+// query row of every head) in boxes of `box` floats, without swizzle.
+inline Result<CUtensorMap> float_rows_tensor_map(const float* data, std::int64_t elements,
+                                                 int box) {
+  auto encode = tensor_map_encoder();
+  if (!encode) return encode.error();
+  CUtensorMap map{};
+  const cuuint64_t dims[1] = {cuuint64_t(elements)};
+  const cuuint32_t boxes[1] = {cuuint32_t(box)};
+  const cuuint32_t element_strides[1] = {1};
+  const CUresult result =
+      (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, const_cast<float*>(data), dims, nullptr,
+                boxes, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
+                 " (1-D box of " + std::to_string(box) + " floats over " +
+                 std::to_string(elements) + ")"};
   return map;
 }
 
