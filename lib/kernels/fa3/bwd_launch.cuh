@@ -44,9 +44,9 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
       !status)
     return status;
   const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
-  const std::int64_t stat_rows = q_heads * layout.rows_padded;
-  const auto lse_map = tma::float_rows_tensor_map(arrays.lse_log2, stat_rows, T::kBlockM);
-  const auto delta_map = tma::float_rows_tensor_map(arrays.d, stat_rows, T::kBlockM);
+  const std::int64_t rows = layout.rows_padded;
+  const auto lse_map = tma::row_values_tensor_map(arrays.lse_log2, rows, q_heads, T::kBlockM);
+  const auto delta_map = tma::row_values_tensor_map(arrays.d, rows, q_heads, T::kBlockM);
   if (!lse_map) return Error{"fa3_bwd: " + lse_map.error().message};
   if (!delta_map) return Error{"fa3_bwd: " + delta_map.error().message};
   params.lse_map = *lse_map;

@@ -96,21 +96,20 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
 #pragma unroll 1
   for (int i = 0; i < tile.iterations; ++i) {
     const int m0 = qb.m_block * T::kBlockM;
-    const int row = qb.bh_q * p.rows_padded + m0;  // < 2^31 rows: dq_accum has rows * d floats
     mbarrier_wait(smem.q_empty(ring.index), ring.phase ^ 1u);
     mbarrier_arrive_expect_tx(smem.q_full(ring.index), T::kQBytes + T::kStatBytes);
 #pragma unroll
     for (int cb = 0; cb < T::kColumnBlocks; ++cb)
       tma_load_3d(smem.q(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.q_map,
                   smem.q_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    tma_load_1d(smem.lse(ring.index), &p.lse_map, smem.q_full(ring.index), row);
+    tma_load_2d(smem.lse(ring.index), &p.lse_map, smem.q_full(ring.index), m0, qb.bh_q);
     mbarrier_wait(smem.do_empty(ring.index), ring.phase ^ 1u);
     mbarrier_arrive_expect_tx(smem.do_full(ring.index), T::kQBytes + T::kStatBytes);
 #pragma unroll
     for (int cb = 0; cb < T::kColumnBlocks; ++cb)
       tma_load_3d(smem.dout(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.do_map,
                   smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    tma_load_1d(smem.delta(ring.index), &p.delta_map, smem.do_full(ring.index), row);
+    tma_load_2d(smem.delta(ring.index), &p.delta_map, smem.do_full(ring.index), m0, qb.bh_q);
     ring.template advance<T::kStages>();
     if (++qb.m_block == p.m_blocks) {  // the next query head of the group
       qb.m_block = tile.m_first;

@@ -126,9 +126,9 @@ struct BwdParams {
   CUtensorMap v_map;
   CUtensorMap dk_map;  // boxes of {64, 64}: one warpgroup's keys
   CUtensorMap dv_map;
-  // The backward workspace (bwd_common.hpp), rows_padded rows per head: 1-D maps (boxes of
-  // kBlockM floats) of LSE * log2 e (+inf where no key is seen) and D = rowsum(dO o O), and the
-  // zeroed float32 dQ accumulator (one slot).
+  // The backward workspace (bwd_common.hpp), rows_padded rows per head: {rows_padded, batch *
+  // heads_q} maps (boxes of {kBlockM, 1}) of LSE * log2 e (+inf where no key is seen) and D =
+  // rowsum(dO o O), and the zeroed float32 dQ accumulator (one slot).
   CUtensorMap lse_map;
   CUtensorMap delta_map;
   float* dq_accum;  // [batch][heads_q][rows_padded][headdim]

@@ -4,7 +4,7 @@
 // of {64, rows, 1} with the 128-byte swizzle the wgmma descriptors expect (TMA zero-fills rows
 // past a sequence's end without touching the next head, and clips stores there). Used by fa3's
 // forward launch (launch.cuh, and fa4 through it) and fa3_bwd's (bwd_launch.cuh), which also
-// loads its per-row float32 statistics through 1-D maps.
+// loads its per-row float32 statistics through 2-D maps.
 #pragma once
 
 #include <cuda.h>
@@ -64,24 +64,26 @@ inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v1200
   return map;
 }
 
-// The 1-D view of a float32 array of `elements` (fa3_bwd's per-row LSE * log2 e and D, one per
-// query row of every head) in boxes of `box` floats, without swizzle.
-inline Result<CUtensorMap> float_rows_tensor_map(const float* data, std::int64_t elements,
-                                                 int box) {
+// The 2-D view {rows, heads} of a float32 array with one value per query row of every head
+// (fa3_bwd's LSE * log2 e and D, `rows` a multiple of 4 per head), in boxes of {box_rows, 1},
+// without swizzle.
+inline Result<CUtensorMap> row_values_tensor_map(const float* data, std::int64_t rows,
+                                                 std::int64_t heads, int box_rows) {
   auto encode = tensor_map_encoder();
   if (!encode) return encode.error();
   CUtensorMap map{};
-  const cuuint64_t dims[1] = {cuuint64_t(elements)};
-  const cuuint32_t boxes[1] = {cuuint32_t(box)};
-  const cuuint32_t element_strides[1] = {1};
+  const cuuint64_t dims[2] = {cuuint64_t(rows), cuuint64_t(heads)};
+  const cuuint64_t strides[1] = {cuuint64_t(rows * 4)};
+  const cuuint32_t box[2] = {cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[2] = {1, 1};
   const CUresult result =
-      (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, const_cast<float*>(data), dims, nullptr,
-                boxes, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+      (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)
     return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
-                 " (1-D box of " + std::to_string(box) + " floats over " +
-                 std::to_string(elements) + ")"};
+                 " (float32 box {" + std::to_string(box_rows) + ", 1} over {" +
+                 std::to_string(rows) + ", " + std::to_string(heads) + "})"};
   return map;
 }
 
