@@ -68,7 +68,7 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   if (params.tiles == 0) return Ok{};
   // The forward's grid and causal sections (tile_scheduler.cuh's host half), over (batch, kv head)
   // pairs of key blocks (bwd_tile_scheduler.cuh).
-  const unsigned grid = persistent_grid(params.tiles, *sms);
+  const unsigned grid = T::kPersistent ? persistent_grid(params.tiles, *sms) : params.tiles;
   params.causal_group = causal_section_heads(params.n_blocks, int(kv_heads), grid);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");

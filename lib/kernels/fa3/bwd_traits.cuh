@@ -19,6 +19,14 @@ struct BwdVariant {
   // accumulator with bulk reduce-adds (cp.reduce.async.bulk .add.f32), one per row; else each
   // consumer thread adds its registers with vector atomics (red.global.add.v2.f32).
   bool dq_bulk_reduce = true;
+  // Ablations (what each Hopper feature buys). overlap_gemms: each warpgroup keeps GEMMs in flight
+  // under its exp2, dS and dQ work (the loop in consume_tile); off, it waits for every GEMM as
+  // soon as it is issued. double_buffered_ring: Q and dO stream through a two-stage ring (the
+  // next query block loads under this one); off, one stage (as hd256 must). persistent: one CTA
+  // per SM walks the tiles; off, one CTA per tile.
+  bool overlap_gemms = true;
+  bool double_buffered_ring = true;
+  bool persistent = true;
 };
 
 inline constexpr int kBwdKeysPerWarpgroup = kMmaM;  // each consumer warpgroup owns 64 keys
@@ -44,9 +52,11 @@ struct BwdTraits {
   static_assert(kBlockN == fa3_tiles::kBwdBlockN, "two consumer warpgroups of 64 keys");
   static constexpr int kBlockM = fa3_tiles::bwd_query_block(HeadDim);
   // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
-  static constexpr int kStages = HeadDim == 256 ? 1 : 2;
+  static constexpr int kStages = HeadDim == 256 || !V.double_buffered_ring ? 1 : 2;
+  static constexpr bool kOverlapGemms = V.overlap_gemms;
+  static constexpr bool kPersistent = V.persistent;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
-  static constexpr bool kBulkReduce = V.dq_bulk_reduce && HeadDim != 256;
+  static constexpr bool kBulkReduce = V.dq_bulk_reduce && fa3_tiles::bwd_dq_bulk_reduce(HeadDim);
   static constexpr int kThreads = (1 + kConsumerWarpgroups) * kWarpgroupThreads;
   static constexpr int kConsumerWarps = kConsumerWarpgroups * kWarpsPerWarpgroup;
 
