@@ -32,6 +32,7 @@ extern const Kernel fa3_bwd_atomics_kernel;
 extern const Kernel fa3_bwd_no_overlap_kernel;  // fa3/fa3_bwd_ablations.cu
 extern const Kernel fa3_bwd_one_stage_kernel;
 extern const Kernel fa3_bwd_no_persistent_kernel;
+extern const Kernel fa3_bwd_alternating_kernel;
 
 namespace {
 constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
@@ -48,7 +49,8 @@ constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
                                  &fa3_bwd_kernel,        &fa3_bwd_atomics_kernel,
                                  &fa3_bwd_no_overlap_kernel,
                                  &fa3_bwd_one_stage_kernel,
-                                 &fa3_bwd_no_persistent_kernel};
+                                 &fa3_bwd_no_persistent_kernel,
+                                 &fa3_bwd_alternating_kernel};
 }  // namespace
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }
