@@ -32,7 +32,6 @@ extern const Kernel fa3_bwd_atomics_kernel;
 extern const Kernel fa3_bwd_no_overlap_kernel;  // fa3/fa3_bwd_ablations.cu
 extern const Kernel fa3_bwd_one_stage_kernel;
 extern const Kernel fa3_bwd_no_persistent_kernel;
-extern const Kernel fa3_bwd_alternating_kernel;
 
 namespace {
 constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
@@ -49,8 +48,7 @@ constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
                                  &fa3_bwd_kernel,        &fa3_bwd_atomics_kernel,
                                  &fa3_bwd_no_overlap_kernel,
                                  &fa3_bwd_one_stage_kernel,
-                                 &fa3_bwd_no_persistent_kernel,
-                                 &fa3_bwd_alternating_kernel};
+                                 &fa3_bwd_no_persistent_kernel};
 }  // namespace
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }

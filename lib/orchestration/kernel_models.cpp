@@ -92,7 +92,6 @@ const BackwardVariant kBackwardVariants[] = {
     {"fa3_bwd_no_overlap", false, DqAdd::bulk_reduce},
     {"fa3_bwd_one_stage", false, DqAdd::bulk_reduce},
     {"fa3_bwd_no_persistent", false, DqAdd::bulk_reduce},
-    {"fa3_bwd_alternating", false, DqAdd::bulk_reduce},
 };
 
 constexpr Pass kFwd = Pass::fwd;
@@ -127,7 +126,6 @@ constexpr KernelModel kKernelModels[] = {
     {"fa3_bwd_no_overlap", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kBwdNoOverlap},
     {"fa3_bwd_one_stage", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kBwdOneStage},
     {"fa3_bwd_no_persistent", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kBwdNoPersistent},
-    {"fa3_bwd_alternating", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},
 };
 
 }  // namespace

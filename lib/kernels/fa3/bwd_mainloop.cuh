@@ -61,7 +61,7 @@ struct BwdSharedMap {
   __device__ __forceinline__ void init_barriers() const {
     mbarrier_init(kv_full(), 1);
     mbarrier_init(kv_empty(), kConsumerWarpgroups);
-    mbarrier_init(dq_full(), T::kDqStagingWriters);
+    mbarrier_init(dq_full(), kConsumerThreads);
     mbarrier_init(dq_empty(), 1);
 #pragma unroll
     for (int s = 0; s < T::kStages; ++s) {
@@ -243,32 +243,17 @@ struct BwdConsumerState {
   std::uint32_t tiles = 0;
 };
 
-// The bulk reduce's staging tile, around a query block's emit_dq calls: wait until the reduce
-// warp has read the previous block's tile, and hand this block's on (each writer fences its
-// writes for the async proxy and arrives).
-template <class T>
-__device__ __forceinline__ void await_dq_staging(const BwdSharedMap<T>& smem,
-                                                 std::uint32_t iteration) {
-  if constexpr (T::kBulkReduce) mbarrier_wait(smem.dq_empty(), (iteration & 1u) ^ 1u);
-}
-template <class T>
-__device__ __forceinline__ void hand_on_dq_staging(const BwdSharedMap<T>& smem) {
-  if constexpr (T::kBulkReduce) {
-    fence_proxy_async_shared();
-    mbarrier_arrive(smem.dq_full());
-  }
-}
-
-// A 64 x 64 chunk of dQ out (this warpgroup's 64 rows from row0, columns from col0): into the
-// staging tile for the reduce warp (between await_dq_staging and hand_on_dq_staging), or atomics.
+// A 64-column chunk of this warpgroup's dQ out: into the staging tile for the reduce warp, or
+// atomics.
 template <class T>
 __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T>& smem,
                                         const float (&dq)[T::kDqRegs], int row0, int col0, int bh_q,
-                                        int m0) {
+                                        int m0, std::uint32_t iteration) {
   const int lane = int(threadIdx.x) % kWarpSize;
   const int g = lane / 4, t = lane % 4;
   const int warp_row = row0 + (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 + g;
   if constexpr (T::kBulkReduce) {
+    mbarrier_wait(smem.dq_empty(), (iteration & 1u) ^ 1u);
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
       const std::uint32_t row = smem.dq() + std::uint32_t((warp_row + 8 * h) * T::kDqRowBytes);
@@ -279,6 +264,8 @@ __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T
                      "f"(dq[4 * j + 2 * h]), "f"(dq[4 * j + 2 * h + 1])
                      : "memory");
     }
+    fence_proxy_async_shared();
+    mbarrier_arrive(smem.dq_full());
   } else {
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
@@ -415,10 +402,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
     const auto free_previous = [&]() {
       fence_operands(dsp);
       fence_operands(dk);
-      if constexpr (T::kDv) {
-        fence_operands(dv);
-        fence_operands(pp);
-      }
+      if constexpr (T::kDv) fence_operands(dv);
       release_stage(previous);
     };
     BwdQueryBlock qb = query_block(p, tile, 0);
@@ -448,70 +432,34 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       pack_score_gradients<T, T::kDv>(s, dp, smem.delta(at.index), dsp, pp);
       const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
       store_ds<T>(dsp, ds_tile, wg);
-      // dQ = dS K (64 x 64 chunks) reads both warpgroups' dS columns: they are in shared memory
-      // at the barrier of this query block's parity.
+      if constexpr (T::kDv) gemm_rs<T>(dv, pp, smem.dout(at.index));  // dV += P^T dO
+      wait_if_serial();
+      // Both warpgroups' dS columns are in shared memory before either reads the whole tile.
       fence_proxy_async_shared();
-      const int ds_ready = kDsReadyBarrier + int(st.iterations % 2);
-      const auto dq_chunk = [&](float(&dq)[T::kDqRegs], int row0, int col0) {
+      named_barrier_sync(kDsReadyBarrier, kConsumerThreads);
+      const int dq_row0 = T::kDqSplitRows ? wg * kMmaM : 0;
+      const int dq_col0 = T::kDqSplitRows ? 0 : wg * T::kDqCols;
+      float dq[T::kDqRegs];
+      gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
+              true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
+                    smem.k() + std::uint32_t(dq_col0 / kColumnBlock * T::kKvBlockBytes), false);
+      wait_if_serial();
+      gemm_rs<T>(dk, dsp, smem.q(at.index));  // dK += dS^T Q
+      wait_if_serial();
+      wgmma_wait<1>();  // dQ(i) (and dV(i)); dK(i) runs on
+      fence_operands(dq);
+      if constexpr (T::kDv) fence_operands(pp);
+      emit_dq<T>(p, smem, dq, dq_row0, dq_col0, qb.bh_q, m0, st.iterations);
+      // Further 64-column chunks (hd256): issued and reduced one after the other.
+#pragma unroll
+      for (int chunk = 1; chunk < T::kDqChunks; ++chunk) {
+        const int col0 = dq_col0 + chunk * kColumnBlock;
         gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
-                true>(dq, ds_tile + std::uint32_t(row0 * kSwizzleBytes),
+                true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
                       smem.k() + std::uint32_t(col0 / kColumnBlock * T::kKvBlockBytes), false);
-      };
-      if constexpr (T::kAlternateDq) {
-        // The owner computes and emits every chunk (nothing of its own in flight: dP(i) was
-        // waited); then both issue dV(i) and dK(i) and wait for dV(i) (P^T's registers are not
-        // live across the next block's S), while dK(i) runs on to the next block's first wait.
-        if (int(st.iterations % 2) == wg) {
-          named_barrier_sync(ds_ready, kConsumerThreads);
-          await_dq_staging<T>(smem, st.iterations);
-#pragma unroll
-          for (int chunk = 0; chunk < T::kDqOwnerChunks; ++chunk) {
-            const int row0 = chunk % T::kDqOwnerRowChunks * kMmaM;
-            const int col0 = chunk / T::kDqOwnerRowChunks * kColumnBlock;
-            float dq[T::kDqRegs];
-            dq_chunk(dq, row0, col0);
-            wgmma_wait<0>();
-            fence_operands(dq);
-            emit_dq<T>(p, smem, dq, row0, col0, qb.bh_q, m0);
-          }
-          hand_on_dq_staging<T>(smem);
-        } else {
-          named_barrier_arrive(ds_ready, kConsumerThreads);
-        }
-        if constexpr (T::kDv) gemm_rs<T>(dv, pp, smem.dout(at.index));  // dV += P^T dO
-        wait_if_serial();
-        gemm_rs<T>(dk, dsp, smem.q(at.index));  // dK += dS^T Q
-        wait_if_serial();
-        if constexpr (T::kDv) {
-          wgmma_wait<1>();  // dV(i)
-          fence_operands(pp);
-        }
-      } else {
-        if constexpr (T::kDv) gemm_rs<T>(dv, pp, smem.dout(at.index));  // dV += P^T dO
-        wait_if_serial();
-        named_barrier_sync(ds_ready, kConsumerThreads);
-        const int dq_row0 = T::kDqSplitRows ? wg * kMmaM : 0;
-        const int dq_col0 = T::kDqSplitRows ? 0 : wg * T::kDqCols;
-        float dq[T::kDqRegs];
-        dq_chunk(dq, dq_row0, dq_col0);
-        wait_if_serial();
-        gemm_rs<T>(dk, dsp, smem.q(at.index));  // dK += dS^T Q
-        wait_if_serial();
-        wgmma_wait<1>();  // dQ(i) (and dV(i)); dK(i) runs on
+        wgmma_wait<0>();
         fence_operands(dq);
-        if constexpr (T::kDv) fence_operands(pp);
-        await_dq_staging<T>(smem, st.iterations);
-        emit_dq<T>(p, smem, dq, dq_row0, dq_col0, qb.bh_q, m0);
-        hand_on_dq_staging<T>(smem);
-        // Further 64-column chunks (hd256, atomics): issued and added one after the other.
-#pragma unroll
-        for (int chunk = 1; chunk < T::kDqChunks; ++chunk) {
-          const int col0 = dq_col0 + chunk * kColumnBlock;
-          dq_chunk(dq, dq_row0, col0);
-          wgmma_wait<0>();
-          fence_operands(dq);
-          emit_dq<T>(p, smem, dq, dq_row0, col0, qb.bh_q, m0);
-        }
+        emit_dq<T>(p, smem, dq, dq_row0, col0, qb.bh_q, m0, st.iterations);
       }
       previous = at.index;
       st.ring.template advance<T::kStages>();

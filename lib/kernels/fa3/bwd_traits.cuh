@@ -24,12 +24,6 @@ struct BwdVariant {
   // soon as it is issued. double_buffered_ring: Q and dO stream through a two-stage ring (the
   // next query block loads under this one); off, one stage (as hd256 must). persistent: one CTA
   // per SM walks the tiles; off, one CTA per tile.
-  // alternate_dq_owner: the consumer warpgroups take turns computing a query block's whole dQ
-  // (even blocks warpgroup 0, odd blocks warpgroup 1); the other one only signals that its dS is
-  // written and goes on to its dV, dK and the next block's S and dP, so that its GEMMs fill the
-  // tensor cores while the owner waits for dS and adds dQ. Else both split each dQ and wait for
-  // each other's dS at a barrier (the two then reach their dS arithmetic together).
-  bool alternate_dq_owner = false;
   bool overlap_gemms = true;
   bool double_buffered_ring = true;
   bool persistent = true;
@@ -37,13 +31,11 @@ struct BwdVariant {
 
 inline constexpr int kBwdKeysPerWarpgroup = kMmaM;  // each consumer warpgroup owns 64 keys
 // Named barriers (0 is __syncthreads; ids 1-4 belong to the forward and are not used here):
-// both consumer warpgroups after writing dS (before dQ = dS K; one per query-block parity, so
-// that with alternate_dq_owner a warpgroup that runs ahead cannot arrive on the barrier of the
-// block before), both before the dK/dV epilogue reuses K's and V's shared memory, and each
-// warpgroup's own before its TMA store.
-inline constexpr int kDsReadyBarrier = 5;  // + query iteration % 2
-inline constexpr int kKvDoneBarrier = 7;
-inline constexpr int kBwdStoreBarrier = 8;  // + warpgroup
+// both consumer warpgroups after writing dS (before dQ = dS K), both before the dK/dV epilogue
+// reuses K's and V's shared memory, and each warpgroup's own before its TMA store.
+inline constexpr int kDsReadyBarrier = 5;
+inline constexpr int kKvDoneBarrier = 6;
+inline constexpr int kBwdStoreBarrier = 7;  // + warpgroup
 
 template <typename ElementT, int HeadDim, BwdVariant V, BwdOutputs Out>
 struct BwdTraits {
@@ -62,7 +54,6 @@ struct BwdTraits {
   // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
   static constexpr int kStages = HeadDim == 256 || !V.double_buffered_ring ? 1 : 2;
   static constexpr bool kOverlapGemms = V.overlap_gemms;
-  static constexpr bool kAlternateDq = V.alternate_dq_owner;
   static constexpr bool kPersistent = V.persistent;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
   static constexpr bool kBulkReduce = V.dq_bulk_reduce && fa3_tiles::bwd_dq_bulk_reduce(HeadDim);
@@ -95,11 +86,6 @@ struct BwdTraits {
   static constexpr int kAccRegs = HeadDim / 2;  // dV, dK: 64 keys x d
   // dQ = dS K runs in 64-column chunks (one at hd64/hd128, two at hd256), 32 registers each.
   static constexpr int kDqChunks = kDqCols / kColumnBlock;
-  // With alternate_dq_owner the owner computes all kBlockM x HeadDim of dQ, in 64 x 64 chunks.
-  static constexpr int kDqOwnerRowChunks = kBlockM / kMmaM;
-  static constexpr int kDqOwnerChunks = kDqOwnerRowChunks * (HeadDim / kColumnBlock);
-  // Threads that write the staging tile of one query block (and arrive on dq_full).
-  static constexpr int kDqStagingWriters = kAlternateDq ? kWarpgroupThreads : kConsumerThreads;
   static constexpr int kDqRegs = kColumnBlock / 2;
   static constexpr int kKStepBytes = kMmaK * 2;
   static constexpr int kKStepsPerColumnBlock = kColumnBlock / kMmaK;
@@ -129,8 +115,7 @@ struct BwdTraits {
                 "dS column block w holds warpgroup w's keys");
   static_assert(kBlockM % kMmaM == 0 && kBlockM <= 2 * kMmaM, "dQ rows: one or two m64 tiles");
   static_assert(kDqCols % kColumnBlock == 0, "dQ columns are whole 64-column blocks of K");
-  static_assert(!kBulkReduce || kDqChunks == 1 || kAlternateDq,
-                "the staging tile takes one chunk per warpgroup and iteration");
+  static_assert(!kBulkReduce || kDqChunks == 1, "the staging tile takes one chunk per iteration");
   static_assert(kBlockM % 16 == 0 && kBlockM <= 256, "S^T's N: a multiple of 16 up to 256");
   static_assert(kQBlockBytes % kSwizzleAtomBytes == 0 && kKvBlockBytes % kSwizzleAtomBytes == 0 &&
                     kWarpgroupKvBytes % kSwizzleAtomBytes == 0,

@@ -34,10 +34,4 @@ const Kernel fa3_bwd_no_persistent_kernel = hopper_kernel(
     fa3::launch_bwd<fa3::BwdVariant{.persistent = false}>, fa3::bwd_workspace_bytes,
     fa3::bwd_unsupported_reason, Pass::bwd);
 
-extern const Kernel fa3_bwd_alternating_kernel;
-const Kernel fa3_bwd_alternating_kernel = hopper_kernel(
-    "fa3_bwd_alternating", "fa3_bwd with the consumer warpgroups taking turns at dQ",
-    fa3::launch_bwd<fa3::BwdVariant{.alternate_dq_owner = true}>, fa3::bwd_workspace_bytes,
-    fa3::bwd_unsupported_reason, Pass::bwd);
-
 }  // namespace fa4::kernels
