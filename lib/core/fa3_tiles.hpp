@@ -44,5 +44,10 @@ constexpr KeyBlocks key_blocks_for(std::int64_t headdim, std::int64_t seqlen_k) 
 // at hd64, 64 at hd128 and hd256, where dK and dV take d/2 registers per thread each.
 inline constexpr int kBwdBlockN = 128;
 constexpr int bwd_query_block(int headdim) { return headdim == 64 ? 128 : 64; }
+// fa3_bwd adds dQ by bulk reduce-adds from a shared-memory staging tile only at hd128. At hd64
+// vector atomics from registers measured 1.03-1.18x faster at every shape of the FA3-paper sweep
+// (lent H200, data/runs/2026-11-23-h200-bwd.db: the staging tile's 128 rows a step outlast the
+// short GEMMs between two hand-offs); at hd256 the tile does not fit beside K and V.
+constexpr bool bwd_dq_bulk_reduce(int headdim) { return headdim == 128; }
 
 }  // namespace fa4::fa3_tiles

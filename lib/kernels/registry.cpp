@@ -29,6 +29,9 @@ extern const Kernel fa2_bwd_kernel;  // fa2_bwd.cu: FA2's backward, and its dete
 extern const Kernel fa2_bwd_deterministic_kernel;
 extern const Kernel fa3_bwd_kernel;  // fa3/fa3_bwd.cu: FA3-style backward, and its dQ-atomics variant
 extern const Kernel fa3_bwd_atomics_kernel;
+extern const Kernel fa3_bwd_no_overlap_kernel;  // fa3/fa3_bwd_ablations.cu
+extern const Kernel fa3_bwd_one_stage_kernel;
+extern const Kernel fa3_bwd_no_persistent_kernel;
 
 namespace {
 constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
@@ -42,7 +45,10 @@ constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
                                  &fa4_e50_r0_kernel,     &fa4_e50_r1_kernel,
                                  &fa4_e100_r1_kernel,
                                  &fa2_bwd_kernel,        &fa2_bwd_deterministic_kernel,
-                                 &fa3_bwd_kernel,        &fa3_bwd_atomics_kernel};
+                                 &fa3_bwd_kernel,        &fa3_bwd_atomics_kernel,
+                                 &fa3_bwd_no_overlap_kernel,
+                                 &fa3_bwd_one_stage_kernel,
+                                 &fa3_bwd_no_persistent_kernel};
 }  // namespace
 
 std::span<const Kernel* const> all_kernels() { return kAllKernels; }

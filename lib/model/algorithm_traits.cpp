@@ -168,7 +168,7 @@ int lab_fa3_backward_passes(const AttnShape& s, const Options& o) {
 
 std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& s, const Options& o) {
   if (!o.lab_fa3_backward) return std::nullopt;
-  return lab_fa3_backward_passes(s, o) > 1 ? DqAdd::atomics : *o.lab_fa3_backward;
+  return fa3_tiles::bwd_dq_bulk_reduce(int(s.headdim)) ? *o.lab_fa3_backward : DqAdd::atomics;
 }
 
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {

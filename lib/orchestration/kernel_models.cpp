@@ -68,6 +68,15 @@ constexpr std::string_view kNoWarpSpecialization =
     "warpgroup, register reallocation; without it fa3_no_ws also drops ping-pong and keeps one Q "
     "buffer)";
 
+// fa3_bwd's ablations (lib/kernels/fa3/fa3_bwd_ablations.cu) are predicted as fa3_bwd: measured
+// over predicted is then the ablation's cost.
+constexpr std::string_view kBwdNoOverlap =
+    "fa3_bwd: the model has no term for a warpgroup's GEMMs overlapping its own exp2 and dS work";
+constexpr std::string_view kBwdOneStage =
+    "fa3_bwd: the model has no term for the Q/dO ring's depth";
+constexpr std::string_view kBwdNoPersistent =
+    "fa3_bwd: the model has no term for a persistent grid alone";
+
 // The backward variants the model tells apart (Options::deterministic, Options::lab_fa3_backward):
 // fa2_bwd_deterministic's dQ slots summed in order; fa3_bwd's own Hopper schedule, with dQ added
 // by bulk reduce-adds from a staging tile or, in fa3_bwd_atomics, by atomics from registers.
@@ -80,6 +89,9 @@ const BackwardVariant kBackwardVariants[] = {
     {"fa2_bwd_deterministic", true, std::nullopt},
     {"fa3_bwd", false, DqAdd::bulk_reduce},
     {"fa3_bwd_atomics", false, DqAdd::atomics},
+    {"fa3_bwd_no_overlap", false, DqAdd::bulk_reduce},
+    {"fa3_bwd_one_stage", false, DqAdd::bulk_reduce},
+    {"fa3_bwd_no_persistent", false, DqAdd::bulk_reduce},
 };
 
 constexpr Pass kFwd = Pass::fwd;
@@ -111,6 +123,9 @@ constexpr KernelModel kKernelModels[] = {
     {"fa2_bwd_deterministic", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
     {"fa3_bwd", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},
     {"fa3_bwd_atomics", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},
+    {"fa3_bwd_no_overlap", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kBwdNoOverlap},
+    {"fa3_bwd_one_stage", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kBwdOneStage},
+    {"fa3_bwd_no_persistent", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, kBwdNoPersistent},
 };
 
 }  // namespace

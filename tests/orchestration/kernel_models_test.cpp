@@ -118,6 +118,12 @@ TEST(KernelModels, BackwardKernelsAreTheModelsBackwardAtTheirTiles) {
   EXPECT_EQ(options("fa3_bwd_atomics", tokens_16k(128, 4096)).lab_fa3_backward,
             model::DqAdd::atomics);
   EXPECT_FALSE(options("fa3", tokens_16k(128, 4096)).lab_fa3_backward);
+  // The ablations are predicted as fa3_bwd, saying so.
+  for (const char* kernel : {"fa3_bwd_no_overlap", "fa3_bwd_one_stage", "fa3_bwd_no_persistent"}) {
+    EXPECT_EQ(options(kernel, tokens_16k(128, 4096)).lab_fa3_backward, model::DqAdd::bulk_reduce)
+        << kernel;
+    EXPECT_FALSE(entry(kernel).approximation.empty()) << kernel;
+  }
 }
 
 // Every entry, on the lab's Hopper GPUs, over the head dims and sequence lengths the kernels run.

@@ -44,6 +44,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     prefetch_tensor_map(&p.v_map);
     prefetch_tensor_map(&p.dk_map);
     prefetch_tensor_map(&p.dv_map);
+    prefetch_tensor_map(&p.lse_map);
+    prefetch_tensor_map(&p.delta_map);
   }
   __syncthreads();
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;

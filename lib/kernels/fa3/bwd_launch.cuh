@@ -44,8 +44,13 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
       !status)
     return status;
   const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
-  params.lse_log2 = arrays.lse_log2;
-  params.delta = arrays.d;
+  const std::int64_t rows = layout.rows_padded;
+  const auto lse_map = tma::row_values_tensor_map(arrays.lse_log2, rows, q_heads, T::kBlockM);
+  const auto delta_map = tma::row_values_tensor_map(arrays.d, rows, q_heads, T::kBlockM);
+  if (!lse_map) return Error{"fa3_bwd: " + lse_map.error().message};
+  if (!delta_map) return Error{"fa3_bwd: " + delta_map.error().message};
+  params.lse_map = *lse_map;
+  params.delta_map = *delta_map;
   params.dq_accum = arrays.dq_accum;
   params.seqlen_q = int(shape.seqlen_q);
   params.seqlen_k = int(shape.seqlen_k);
@@ -63,7 +68,7 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   if (params.tiles == 0) return Ok{};
   // The forward's grid and causal sections (tile_scheduler.cuh's host half), over (batch, kv head)
   // pairs of key blocks (bwd_tile_scheduler.cuh).
-  const unsigned grid = persistent_grid(params.tiles, *sms);
+  const unsigned grid = T::kPersistent ? persistent_grid(params.tiles, *sms) : params.tiles;
   params.causal_group = causal_section_heads(params.n_blocks, int(kv_heads), grid);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");

@@ -96,21 +96,20 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
 #pragma unroll 1
   for (int i = 0; i < tile.iterations; ++i) {
     const int m0 = qb.m_block * T::kBlockM;
-    const int row = qb.bh_q * p.rows_padded + m0;  // < 2^31 rows: dq_accum has rows * d floats
     mbarrier_wait(smem.q_empty(ring.index), ring.phase ^ 1u);
     mbarrier_arrive_expect_tx(smem.q_full(ring.index), T::kQBytes + T::kStatBytes);
 #pragma unroll
     for (int cb = 0; cb < T::kColumnBlocks; ++cb)
       tma_load_3d(smem.q(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.q_map,
                   smem.q_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    bulk_load(smem.lse(ring.index), p.lse_log2 + row, T::kStatBytes, smem.q_full(ring.index));
+    tma_load_2d(smem.lse(ring.index), &p.lse_map, smem.q_full(ring.index), m0, qb.bh_q);
     mbarrier_wait(smem.do_empty(ring.index), ring.phase ^ 1u);
     mbarrier_arrive_expect_tx(smem.do_full(ring.index), T::kQBytes + T::kStatBytes);
 #pragma unroll
     for (int cb = 0; cb < T::kColumnBlocks; ++cb)
       tma_load_3d(smem.dout(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.do_map,
                   smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    bulk_load(smem.delta(ring.index), p.delta + row, T::kStatBytes, smem.do_full(ring.index));
+    tma_load_2d(smem.delta(ring.index), &p.delta_map, smem.do_full(ring.index), m0, qb.bh_q);
     ring.template advance<T::kStages>();
     if (++qb.m_block == p.m_blocks) {  // the next query head of the group
       qb.m_block = tile.m_first;
@@ -369,6 +368,11 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
     gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes, false>(
         s, k_wg, smem.q(at.index), false);
   };
+  // The no-overlap ablation waits for each GEMM as soon as it is issued (the loop's own waits
+  // then find nothing in flight).
+  const auto wait_if_serial = [&]() {
+    if constexpr (!T::kOverlapGemms) wgmma_wait<0>();
+  };
   const auto release_stage = [&](int index) {
     release_buffer(smem.q_empty(index));
     release_buffer(smem.do_empty(index));
@@ -411,6 +415,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
         free_previous();
       }
       issue_s(at);
+      wait_if_serial();
       if (T::kStages > 1 && i > 0) {
         wgmma_wait<1>();  // dK(i-1) (and dV(i-1), dQ(i-1) before it); S(i) runs on
         free_previous();
@@ -418,6 +423,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       mbarrier_wait(smem.do_full(at.index), at.phase);
       gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes,
               false>(dp, v_wg, smem.dout(at.index), false);
+      wait_if_serial();
       wgmma_wait<1>();  // S(i)
       fence_operands(s);
       probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, m0);
@@ -427,6 +433,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
       store_ds<T>(dsp, ds_tile, wg);
       if constexpr (T::kDv) gemm_rs<T>(dv, pp, smem.dout(at.index));  // dV += P^T dO
+      wait_if_serial();
       // Both warpgroups' dS columns are in shared memory before either reads the whole tile.
       fence_proxy_async_shared();
       named_barrier_sync(kDsReadyBarrier, kConsumerThreads);
@@ -436,8 +443,10 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
               true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
                     smem.k() + std::uint32_t(dq_col0 / kColumnBlock * T::kKvBlockBytes), false);
+      wait_if_serial();
       gemm_rs<T>(dk, dsp, smem.q(at.index));  // dK += dS^T Q
-      wgmma_wait<1>();                        // dQ(i) (and dV(i)); dK(i) runs on
+      wait_if_serial();
+      wgmma_wait<1>();  // dQ(i) (and dV(i)); dK(i) runs on
       fence_operands(dq);
       if constexpr (T::kDv) fence_operands(pp);
       emit_dq<T>(p, smem, dq, dq_row0, dq_col0, qb.bh_q, m0, st.iterations);

@@ -19,6 +19,14 @@ struct BwdVariant {
   // accumulator with bulk reduce-adds (cp.reduce.async.bulk .add.f32), one per row; else each
   // consumer thread adds its registers with vector atomics (red.global.add.v2.f32).
   bool dq_bulk_reduce = true;
+  // Ablations (what each Hopper feature buys). overlap_gemms: each warpgroup keeps GEMMs in flight
+  // under its exp2, dS and dQ work (the loop in consume_tile); off, it waits for every GEMM as
+  // soon as it is issued. double_buffered_ring: Q and dO stream through a two-stage ring (the
+  // next query block loads under this one); off, one stage (as hd256 must). persistent: one CTA
+  // per SM walks the tiles; off, one CTA per tile.
+  bool overlap_gemms = true;
+  bool double_buffered_ring = true;
+  bool persistent = true;
 };
 
 inline constexpr int kBwdKeysPerWarpgroup = kMmaM;  // each consumer warpgroup owns 64 keys
@@ -44,9 +52,11 @@ struct BwdTraits {
   static_assert(kBlockN == fa3_tiles::kBwdBlockN, "two consumer warpgroups of 64 keys");
   static constexpr int kBlockM = fa3_tiles::bwd_query_block(HeadDim);
   // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
-  static constexpr int kStages = HeadDim == 256 ? 1 : 2;
+  static constexpr int kStages = HeadDim == 256 || !V.double_buffered_ring ? 1 : 2;
+  static constexpr bool kOverlapGemms = V.overlap_gemms;
+  static constexpr bool kPersistent = V.persistent;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
-  static constexpr bool kBulkReduce = V.dq_bulk_reduce && HeadDim != 256;
+  static constexpr bool kBulkReduce = V.dq_bulk_reduce && fa3_tiles::bwd_dq_bulk_reduce(HeadDim);
   static constexpr int kThreads = (1 + kConsumerWarpgroups) * kWarpgroupThreads;
   static constexpr int kConsumerWarps = kConsumerWarpgroups * kWarpsPerWarpgroup;
 
@@ -111,7 +121,9 @@ struct BwdTraits {
                     kWarpgroupKvBytes % kSwizzleAtomBytes == 0,
                 "every tile and warpgroup slice starts 1024-byte aligned");
   static_assert(kDqOffset % kSwizzleAtomBytes == 0, "tiles before the dQ staging stay aligned");
-  static_assert(kDqRowBytes % 16 == 0 && kLseOffset % 16 == 0, "bulk copies: 16-byte aligned");
+  static_assert(kDqRowBytes % 16 == 0, "bulk reduce-adds: 16-byte aligned rows");
+  static_assert(kLseOffset % 128 == 0 && kStatBytes % 128 == 0,
+                "TMA destinations: 128-byte aligned");
   static_assert(kSharedBytes <= kMaxSharedBytes, "tiles exceed the 227 KiB of shared memory");
 };
 
@@ -124,10 +136,11 @@ struct BwdParams {
   CUtensorMap v_map;
   CUtensorMap dk_map;  // boxes of {64, 64}: one warpgroup's keys
   CUtensorMap dv_map;
-  // The backward workspace (bwd_common.hpp), rows_padded rows per head: LSE * log2 e (+inf where
-  // no key is seen), D = rowsum(dO o O), and the zeroed float32 dQ accumulator (one slot).
-  const float* lse_log2;
-  const float* delta;
+  // The backward workspace (bwd_common.hpp), rows_padded rows per head: {rows_padded, batch *
+  // heads_q} maps (boxes of {kBlockM, 1}) of LSE * log2 e (+inf where no key is seen) and D =
+  // rowsum(dO o O), and the zeroed float32 dQ accumulator (one slot).
+  CUtensorMap lse_map;
+  CUtensorMap delta_map;
   float* dq_accum;  // [batch][heads_q][rows_padded][headdim]
   int seqlen_q;
   int seqlen_k;

@@ -8,10 +8,10 @@
 // key block of kBlockN = 128 keys), heaviest first when causal (bwd_tile_scheduler.cuh). Each CTA
 // has 3 warpgroups (384 threads):
 //   producer (warpgroup 0, setmaxnreg 24): one thread loads K and V once per tile by TMA and
-//     streams Q (with its rows' LSE * log2 e, a 1-D bulk copy) and dO (with D) of every query
-//     block into a kStages-deep ring on full/empty mbarriers; a second warp adds each query
-//     block's dQ tile from shared memory into the float32 accumulator with one bulk reduce-add
-//     (cp.reduce.async.bulk .add.f32) per row (bwd_mainloop.cuh);
+//     streams Q (with its rows' LSE * log2 e, a 2-D tensor map: rows by query head) and dO (with D)
+//     of every query block into a kStages-deep ring on full/empty mbarriers; a second warp adds
+//     each query block's dQ tile from shared memory into the float32 accumulator with one bulk
+//     reduce-add (cp.reduce.async.bulk .add.f32) per row (bwd_mainloop.cuh);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns keys 64w..64w+63 and computes
 //     the transposed products, so that wgmma's M dimension is keys and P^T, dS^T come out of the
 //     accumulators already in the A-operand register layout:
@@ -60,7 +60,8 @@
 // Registers and spills (ptxas -v) and the measured figures: lib/kernels/fa3/NOTES_BWD.md.
 //
 // Variant (registry entry): fa3_bwd_atomics adds dQ with red.global.add.v2.f32 from the
-// consumers' registers instead of the staging tile and the reduce warp.
+// consumers' registers instead of the staging tile and the reduce warp (fa3_bwd itself does so at
+// hd64 and hd256: core/fa3_tiles.hpp says why). The other ablations: fa3_bwd_ablations.cu.
 //
 // Benchmark: build-gpu/tests/kernels/kernel_timing --pass bwd --kernels fa3_bwd --headdim 128
 #include "kernels/fa3/bwd_launch.cuh"

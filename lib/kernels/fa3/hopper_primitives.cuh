@@ -72,14 +72,17 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
-// Copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global `src` to shared
-// `dst` (cp.async.bulk, no tensor map); completion is reported to mbarrier `bar` as bytes.
-__device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, std::uint32_t bytes,
-                                          std::uint32_t bar) {
+// Copies the box at (c0, c1) of a 2-D tensor map into shared memory at `dst` (128-byte
+// aligned); completion is reported to mbarrier `bar` as transaction bytes. For small float32 rows
+// read by threads (fa3_bwd's LSE and D): compute-sanitizer's racecheck pairs a raw cp.async.bulk
+// write with the issuing thread and, not modelling the mbarrier wait, reports every later read of
+// the stage as a hazard; a tensor copy is the TMA unit's, as the 3-D loads are.
+__device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap* map,
+                                            std::uint32_t bar, int c0, int c1) {
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-          dst),
-      "l"(reinterpret_cast<std::uint64_t>(src)), "r"(bytes), "r"(bar)
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
 

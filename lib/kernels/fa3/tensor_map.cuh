@@ -3,7 +3,8 @@
 // {headdim, seqlen, batch * heads} of a [batch][heads][seqlen][headdim] 16-bit tensor, in boxes
 // of {64, rows, 1} with the 128-byte swizzle the wgmma descriptors expect (TMA zero-fills rows
 // past a sequence's end without touching the next head, and clips stores there). Used by fa3's
-// forward launch (launch.cuh, and fa4 through it) and fa3_bwd's (bwd_launch.cuh).
+// forward launch (launch.cuh, and fa4 through it) and fa3_bwd's (bwd_launch.cuh), which also
+// loads its per-row float32 statistics through 2-D maps.
 #pragma once
 
 #include <cuda.h>
@@ -60,6 +61,29 @@ inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v1200
                  " (box {" + std::to_string(kColumnBlock) + ", " + std::to_string(box_rows) +
                  ", 1} over {" + std::to_string(headdim) + ", " + std::to_string(seqlen) + ", " +
                  std::to_string(rows_of_heads) + "})"};
+  return map;
+}
+
+// The 2-D view {rows, heads} of a float32 array with one value per query row of every head
+// (fa3_bwd's LSE * log2 e and D, `rows` a multiple of 4 per head), in boxes of {box_rows, 1},
+// without swizzle.
+inline Result<CUtensorMap> row_values_tensor_map(const float* data, std::int64_t rows,
+                                                 std::int64_t heads, int box_rows) {
+  auto encode = tensor_map_encoder();
+  if (!encode) return encode.error();
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(rows), cuuint64_t(heads)};
+  const cuuint64_t strides[1] = {cuuint64_t(rows * 4)};
+  const cuuint32_t box[2] = {cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult result =
+      (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
+                 " (float32 box {" + std::to_string(box_rows) + ", 1} over {" +
+                 std::to_string(rows) + ", " + std::to_string(heads) + "})"};
   return map;
 }
 
