@@ -49,5 +49,11 @@ constexpr int bwd_query_block(int headdim) { return headdim == 64 ? 128 : 64; }
 // (lent H200, data/runs/2026-11-23-h200-bwd.db: the staging tile's 128 rows a step outlast the
 // short GEMMs between two hand-offs); at hd256 the tile does not fit beside K and V.
 constexpr bool bwd_dq_bulk_reduce(int headdim) { return headdim == 128; }
+// fa3_bwd keeps each warpgroup's GEMMs in flight under its own exp2 and dS work except at hd64,
+// where ptxas serializes that loop anyway (128 queries a step: too few registers, warning C7512)
+// and waiting for each GEMM as it is issued measured 1.09-1.15x faster at s4k and s16k, both
+// masks; at hd128 the two are within 1% except s16k causal (overlap 1.06-1.09x faster), at hd256
+// overlap is 1-2% faster (lent H200, alternating rounds: lib/kernels/fa3/NOTES_BWD.md, run 5).
+constexpr bool bwd_overlap_gemms(int headdim) { return headdim != 64; }
 
 }  // namespace fa4::fa3_tiles

@@ -53,7 +53,7 @@ struct BwdTraits {
   static constexpr int kBlockM = fa3_tiles::bwd_query_block(HeadDim);
   // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
   static constexpr int kStages = HeadDim == 256 || !V.double_buffered_ring ? 1 : 2;
-  static constexpr bool kOverlapGemms = V.overlap_gemms;
+  static constexpr bool kOverlapGemms = V.overlap_gemms && fa3_tiles::bwd_overlap_gemms(HeadDim);
   static constexpr bool kPersistent = V.persistent;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
   static constexpr bool kBulkReduce = V.dq_bulk_reduce && fa3_tiles::bwd_dq_bulk_reduce(HeadDim);

@@ -2,7 +2,8 @@
 // feature taken away each, so that measured against fa3_bwd in the same run each shows what that
 // feature buys (BwdVariant in bwd_traits.cuh):
 //   fa3_bwd_no_overlap     every GEMM waited for as soon as it is issued: no GEMM of a warpgroup
-//                          runs under its own exp2, dS or dQ work (the other warpgroup's still do);
+//                          runs under its own exp2, dS or dQ work (the other warpgroup's still do;
+//                          at hd64 fa3_bwd itself runs so: core/fa3_tiles.hpp says why);
 //   fa3_bwd_one_stage      a one-stage Q/dO ring: the next query block's TMA loads wait until
 //                          this one's GEMMs have read the stage;
 //   fa3_bwd_no_persistent  one CTA per tile instead of one per SM walking the tiles.
