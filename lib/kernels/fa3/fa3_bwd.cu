@@ -46,8 +46,8 @@
 // measured 797 TFLOP/s GEMM ceiling: 1.72 ms; bytes at its measured 3.0 TB/s: 0.29 ms).
 //
 // Tiles (bf16/fp16), keys x queries per step, shared memory:
-//   hd64:  128 x 128, K + V 2 x 16, Q + dO 2 stages x (16 + 16), dS 2 x 32, dQ staging 36
-//          = 196 KiB (FA3's 128 x 128)
+//   hd64:  128 x 128, K + V 2 x 16, Q + dO 2 stages x (16 + 16), dS 2 x 32 = 160 KiB, dQ by
+//          atomics (FA3's 128 x 128)
 //   hd128: 128 x  64, K + V 2 x 32, Q + dO 2 x (16 + 16), dS 2 x 16, dQ staging 34 = 194 KiB
 //          (FA3's causal tile; FA3 takes 80 queries non-causal)
 //   hd256: 128 x  64, K + V 2 x 64, Q + dO 1 x (32 + 32), dS 2 x 16 = 224 KiB, dQ by atomics.
