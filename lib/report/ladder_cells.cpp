@@ -19,6 +19,13 @@ std::optional<double> LadderCells::tflops(std::string_view kernel) const {
   return m->tflops;
 }
 
+std::optional<double> LadderCells::ablation_ratio(std::string_view ablation,
+                                                  std::string_view base) const {
+  const auto t = tflops(ablation), b = tflops(base);
+  if (!t || !b || at(ablation)->revision != at(base)->revision) return std::nullopt;
+  return *t / *b;
+}
+
 std::optional<double> LadderCells::predicted(const std::string& kernel) const {
   const store::MeasurementRow* m = at(kernel);
   if (!m || m->predicted_tflops <= 0) return std::nullopt;

@@ -23,6 +23,10 @@ class LadderCells {
   // The kernel's measurement, or nullptr.
   const store::MeasurementRow* at(std::string_view kernel) const;
   std::optional<double> tflops(std::string_view kernel) const;
+  // An ablation's TFLOP/s over the kernel it ablates, when both were measured from the same
+  // source revision: a kernel changed between two runs would make the ratio say nothing about
+  // the feature the ablation takes away.
+  std::optional<double> ablation_ratio(std::string_view ablation, std::string_view base) const;
   // The prediction linked to the kernel's measurement (bench records it), if any.
   std::optional<double> predicted(const std::string& kernel) const;
   // "run 2 of 2026-11-23T17:11:25Z (ours, rev 80025f9)": the run of the kernel's measurement.

@@ -128,8 +128,10 @@ std::string group_table(const std::map<RowKey, LadderCells>& rows, const Columns
     if (cudnn && !c.rungs.empty()) line.emplace_back(quotient(best, cells.tflops(kCudnn)));
     if (gemm.tflops > 0 && !c.rungs.empty())
       line.emplace_back(best ? percent(100 * *best / gemm.tflops) : "—");
-    for (const auto& a : c.ablations)
-      line.emplace_back(quotient(cells.tflops(a), cells.tflops(ablated_rung(a, pass))));
+    for (const auto& a : c.ablations) {
+      const auto r = cells.ablation_ratio(a, ablated_rung(a, pass));
+      line.emplace_back(r ? ratio(*r) : std::string("—"));
+    }
     table.rows.push_back(std::move(line));
   }
   return md::render(table) + "\n";
@@ -176,8 +178,7 @@ std::string ladder_findings(const Groups& groups, const Columns& c, Pass pass, c
     const std::string base = ablated_rung(a, pass);
     for (const auto& [key, rows] : groups)
       for (const auto& [row, cells] : rows)
-        if (const auto t = cells.tflops(a), b = cells.tflops(base); t && b)
-          ratios.push_back({*t / *b, cells.at(a)});
+        if (const auto r = cells.ablation_ratio(a, base)) ratios.push_back({*r, cells.at(a)});
     if (!ratios.empty())
       out += fmt::format("- `{}` over `{}`: {}.\n", a, base, span(ratios, ratio));
   }
@@ -246,12 +247,13 @@ std::string intro(Pass pass, const std::string& device, const Gemm& gemm, bool g
   if (gemm.tflops <= 0)
     return fmt::format(
         "{}; the speedup of each rung over the one below and each ablation over the kernel it "
-        "ablates. No GEMM ceiling is recorded for {}: `fa4-analyze ceilings` measures one.\n\n",
+        "ablates (measured from the same source revision, else a dash). No GEMM ceiling is recorded for {}: `fa4-analyze ceilings` measures one.\n\n",
         what, device);
   return fmt::format(
       "{}; the speedup of each rung over the one below, the best rung over cuDNN and its share "
       "of the GEMM ceiling of {} ({} TFLOP/s, cuBLAS bf16 8192^3, `fa4-analyze ceilings`, {}{}), "
-      "and each ablation over the kernel it ablates.\n\n",
+      "and each ablation over the kernel it ablates (measured from the same source revision, "
+      "else a dash).\n\n",
       what, device, integer(gemm.tflops), gemm.run,
       gemm_same_run ? "" : ", not the run of these figures");
 }

@@ -227,6 +227,22 @@ TEST_F(Sections, LadderShowsSpeedupsGemmShareAndAblations) {
   EXPECT_FALSE(contains(fwd, "fa2_bwd")) << s;
 }
 
+// An ablation measured from another source revision than its rung is not set against it: the
+// rung's code may have changed in between.
+TEST_F(Sections, LadderComparesAnAblationOnlyWithItsRungOfTheSameRevision) {
+  auto rows = testing::sample_measurements();
+  rows.push_back(testing::measurement("NVIDIA H200", "fa3", "ours", 8192, 655.0));
+  store::MeasurementRow older = testing::measurement("NVIDIA H200", "fa3_no_ws", "ours", 8192, 570);
+  older.revision = "0ld0ld0";
+  rows.push_back(older);
+  const std::string s = ladder(rows);
+  const std::string fwd = s.substr(0, s.find("### The backward ladder"));
+  EXPECT_TRUE(contains(fwd, "| 8192 | 4 | 16 | 45 | 66 | 371 | 392 | 655 | — | 570 | — |")) << s;
+  EXPECT_TRUE(contains(fwd, "| 8.29x | 1.76x | 1.07x | — |")) << s;
+  EXPECT_FALSE(contains(fwd, "- `fa3_no_ws` over `fa3`")) << s;
+  EXPECT_TRUE(contains(fwd, "(measured from the same source revision, else a dash)")) << s;
+}
+
 TEST_F(Sections, ForwardLadderNeedsTwoRungs) {
   EXPECT_EQ(ladder({testing::measurement("NVIDIA H200", "fa2", "ours", 8192, 371.4)}), "");
 }
