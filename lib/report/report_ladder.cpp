@@ -247,7 +247,8 @@ std::string intro(Pass pass, const std::string& device, const Gemm& gemm, bool g
   if (gemm.tflops <= 0)
     return fmt::format(
         "{}; the speedup of each rung over the one below and each ablation over the kernel it "
-        "ablates (measured from the same source revision, else a dash). No GEMM ceiling is recorded for {}: `fa4-analyze ceilings` measures one.\n\n",
+        "ablates (measured from the same source revision, else a dash). No GEMM ceiling is "
+        "recorded for {}: `fa4-analyze ceilings` measures one.\n\n",
         what, device);
   return fmt::format(
       "{}; the speedup of each rung over the one below, the best rung over cuDNN and its share "
