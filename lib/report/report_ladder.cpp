@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "hw/loader.hpp"
 #include "report/chart.hpp"
@@ -185,8 +187,9 @@ std::string ladder_findings(const Groups& groups, const Columns& c, Pass pass, c
   return out.empty() ? out : out + "\n";
 }
 
-// A panel per head dim: a line per kernel through its ok measurements against seqlen, solid for
-// non-causal and dashed for causal (one colour per kernel), at the group's most common tokens.
+// A panel per head dim: a line per rung and peer through its ok measurements against seqlen, solid
+// for non-causal and dashed for causal (one colour and legend entry per kernel), at the group's
+// most measured tokens and heads.
 Figure ladder_figure(const std::string& device, const Groups& groups, const Columns& c, Pass pass) {
   Figure figure;
   figure.name = fmt::format("ladder-{}-{}", to_string(pass), file_stem(device));
@@ -202,20 +205,26 @@ Figure ladder_figure(const std::string& device, const Groups& groups, const Colu
       panel.y = linear_axis("measured TFLOP/s", 0.0);
       panel.legend = Legend::outside_right;
     }
-    std::map<std::int64_t, int> tokens;
-    for (const auto& [row, cells] : rows) ++tokens[row.batch * row.seqlen_q];
-    const std::int64_t common =
-        std::max_element(tokens.begin(), tokens.end(), [](auto& a, auto& b) {
+    // The group's most measured setting (tokens per batch, query and kv heads): one line per
+    // kernel over seqlen, other settings (GQA shapes, other token counts) left to the tables.
+    using Setting = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+    const auto setting = [](const RowKey& r) {
+      return Setting{r.batch * r.seqlen_q, r.heads_q, r.heads_kv};
+    };
+    std::map<Setting, std::ptrdiff_t> settings;  // measurements per setting
+    for (const auto& [row, cells] : rows)
+      settings[setting(row)] += std::distance(cells.begin(), cells.end());
+    const Setting common =
+        std::max_element(settings.begin(), settings.end(), [](auto& a, auto& b) {
           return a.second < b.second;
         })->first;
-    for (const auto& list : {c.rungs, c.ablations, c.peers})
+    // Rungs and peers (the ablations' ratios are in the findings and tables); a kernel's causal
+    // line shares its colour and legend entry.
+    for (const auto& list : {c.rungs, c.peers})
       for (const auto& k : list) {
-        Series line{key.causal ? k + " causal" : k,
-                    key.causal ? SeriesStyle::dashed_line : SeriesStyle::line,
-                    k,
-                    {}};
+        Series line{k, key.causal ? SeriesStyle::dashed_line : SeriesStyle::line, k, {}};
         for (const auto& [row, cells] : rows)
-          if (const auto t = cells.tflops(k); t && row.batch * row.seqlen_q == common) {
+          if (const auto t = cells.tflops(k); t && setting(row) == common) {
             line.points.push_back({double(row.seqlen_k), *t, ""});
             runs.insert(cells.run(k));
           }

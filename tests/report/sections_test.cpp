@@ -248,13 +248,26 @@ TEST_F(Sections, ForwardLadderNeedsTwoRungs) {
 }
 
 TEST_F(Sections, BackwardLadderChartsEachKernelPerHeadDimWithTheModelAndTheTrainingStep) {
-  const auto rows = testing::sample_measurements();  // fa2 fwd and bwd, cuDNN fwd and bwd
+  auto rows = testing::sample_measurements();  // fa2 fwd and bwd, cuDNN fwd and bwd
+  // Left out of the chart: an ablation, and a GQA shape of the same tokens (another setting).
+  for (const store::MeasurementRow& m : testing::sample_measurements())
+    if (m.kernel == "fa2_bwd") {
+      store::MeasurementRow atomics = m;
+      atomics.kernel = "fa3_bwd_atomics";
+      rows.push_back(atomics);
+      store::MeasurementRow gqa = m;
+      gqa.shape.heads_kv = m.shape.heads_q / 4;
+      gqa.shape.seqlen_q = gqa.shape.seqlen_k = 2 * m.shape.seqlen_q;
+      gqa.shape.batch = m.shape.batch / 2;
+      rows.push_back(gqa);
+    }
   const std::string s = ladder(rows);
   const std::string bwd = s.substr(s.find("### The backward ladder on NVIDIA H200"));
   EXPECT_TRUE(contains(bwd, "No GEMM ceiling is recorded for NVIDIA H200")) << s;
   // fa2_bwd 241.7 (model 280), fa3_bwd 402.5 (model 470; 402 rounded to even), cuDNN 428.3 and the
   // model's fa3 for it.
-  EXPECT_TRUE(contains(bwd, "| 8192 | 4 | 16 | 242 | 280 | 402 | 470 | 428 | ")) << s;
+  // (fa3_bwd_atomics, a copy of fa2_bwd's figure, sits between fa3_bwd and cuDNN.)
+  EXPECT_TRUE(contains(bwd, "| 8192 | 4 | 16 | 242 | 280 | 402 | 470 | 242 | 280 | 428 | ")) << s;
   EXPECT_TRUE(contains(bwd, "| 1.67x | 0.94x |")) << s;  // fa3_bwd / fa2_bwd, best / cuDNN
   EXPECT_TRUE(contains(bwd, "measured over the model 0.86x (b4 h16 s8192 d128 bf16)")) << s;
   ASSERT_FALSE(charts.figures().empty());
@@ -265,6 +278,7 @@ TEST_F(Sections, BackwardLadderChartsEachKernelPerHeadDimWithTheModelAndTheTrain
   std::vector<std::string> names;
   for (const Series& line : figure.panels[0].series) names.push_back(line.name);
   EXPECT_EQ(names, (std::vector<std::string>{"fa2_bwd", "sdpa_cudnn"}));
+  EXPECT_EQ(figure.panels[0].series[0].points.size(), 2u);
   // Forward + backward at s8192: fa2 and fa3_bwd against cuDNN, each with its run and the model.
   const std::string step = s.substr(s.find("### Forward + backward on NVIDIA H200"));
   EXPECT_TRUE(contains(step, "Our forward: run 9 of 2026-01-02T00:00:00Z (ours, rev abc1234)."))
