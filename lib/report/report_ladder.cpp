@@ -214,10 +214,9 @@ Figure ladder_figure(const std::string& device, const Groups& groups, const Colu
     std::map<Setting, std::ptrdiff_t> settings;  // measurements per setting
     for (const auto& [row, cells] : rows)
       settings[setting(row)] += std::distance(cells.begin(), cells.end());
-    const Setting common =
-        std::max_element(settings.begin(), settings.end(), [](auto& a, auto& b) {
-          return a.second < b.second;
-        })->first;
+    const Setting common = std::max_element(settings.begin(), settings.end(), [](auto& a, auto& b) {
+                             return a.second < b.second;
+                           })->first;
     // Rungs and peers (the ablations' ratios are in the findings and tables); a kernel's causal
     // line shares its colour and legend entry.
     for (const auto& list : {c.rungs, c.peers})
