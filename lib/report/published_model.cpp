@@ -9,7 +9,7 @@
 // - a "-deterministic" suffix sums dQ in a fixed order (Options::deterministic), and "-1cta" runs
 //   FA4's backward on one CTA where its default on Blackwell is the 2-CTA pair (FA4 §3.2,
 //   flash-attention PR 2280), which "fa4" then means;
-// - a sliding window is not modeled (the model has none), nor is a kernel outside the list.
+// - a kernel outside the list is not modeled.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -54,9 +54,6 @@ double call_seconds(const PublishedFigure& f) {
 }  // namespace
 
 ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
-  if (f.sliding_window > 0)
-    return {std::nullopt,
-            fmt::format("sliding window of {} keys: the model has none", f.sliding_window)};
   std::string_view family = f.kernel;
   model::Options o;
   o.pass = f.pass;

@@ -68,6 +68,29 @@ TEST(Predict, ShorterKeysThanQueriesLeaveRowsMaskedAndCountFewerTiles) {
   EXPECT_GT(p.time_s, 0);
 }
 
+// A sliding window of 1024 keys with 128 x 128 tiles: query block i visits key blocks i - 8 .. i
+// (its first rows reach back into block i - 8), the first eight blocks i + 1 of them: 36 + 24 * 9
+// tiles a head at s4096. The backward visits the same band from the keys' side.
+TEST(Predict, ASlidingWindowVisitsOnlyTheBlocksOfItsBand) {
+  AttnShape s = square(1, 16, 4096, 128, true);
+  s.window = 1024;
+  const Prediction p = run("h100-sxm", Algorithm::fa3, s);
+  ASSERT_EQ(p.tile.m, 128);
+  ASSERT_EQ(p.tile.n, 128);
+  EXPECT_EQ(p.tiles, 16 * (36 + 24 * 9));
+  EXPECT_DOUBLE_EQ(p.flops, attention_flops(s, Pass::fwd));
+  const Prediction causal = run("h100-sxm", Algorithm::fa3, square(1, 16, 4096, 128, true));
+  EXPECT_LT(p.time_s, causal.time_s);
+  Options bwd;
+  bwd.pass = Pass::bwd;
+  const Prediction band = run("h100-sxm", Algorithm::fa3, s, bwd);
+  const Prediction triangle = run("h100-sxm", Algorithm::fa3, square(1, 16, 4096, 128, true), bwd);
+  EXPECT_LT(band.tiles, triangle.tiles);
+  EXPECT_LT(band.time_s, triangle.time_s);
+  s.window = 8192;  // wider than the sequence: the causal triangle's tiles
+  EXPECT_EQ(run("h100-sxm", Algorithm::fa3, s).tiles, causal.tiles);
+}
+
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {
   AttnShape gqa = square(2, 32, 4096, 128);
   gqa.heads_kv = 8;

@@ -51,12 +51,22 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
 }
 
-TEST(PublishedModel, SlidingWindowsAreNotModeledAndSayWhy) {
+// cuDNN's benchmark counts a sliding window W's first W rows as a triangle with its diagonal,
+// then W keys a row.
+TEST(PublishedModel, DiagonalInclusiveCountsASlidingWindowsBand) {
   PublishedFigure f = figure("gb200", "cudnn", Pass::fwd);
-  f.sliding_window = 1024;
-  const ModeledAs as = modeled_as(f, gpu("gb200"));
-  EXPECT_FALSE(as.options);
-  EXPECT_NE(as.not_modeled.find("sliding window"), std::string::npos) << as.not_modeled;
+  f.shape.batch = 1;
+  f.shape.heads_q = f.shape.heads_kv = 1;
+  f.shape.seqlen_q = f.shape.seqlen_k = 4096;
+  f.shape.headdim = f.shape.headdim_v = 64;
+  f.shape.causal = true;
+  f.shape.window = 1024;
+  f.provenance = Provenance{};
+  f.provenance->flop_count = FlopCount::diagonal_inclusive;
+  const double pairs = 1024.0 * 1025 / 2 + (4096.0 - 1024) * 1024;
+  EXPECT_DOUBLE_EQ(published_flops(f), 2 * pairs * (64 + 64));
+  f.shape.window = 8192;  // wider than the sequence: the plain causal triangle
+  EXPECT_DOUBLE_EQ(published_flops(f), 2 * (4096.0 * 4097 / 2) * (64 + 64));
 }
 
 TEST(PublishedModel, DiagonalInclusiveCountsTheDiagonalAndFiveGemmsPerHeadDim) {
