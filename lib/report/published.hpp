@@ -90,6 +90,10 @@ Result<std::vector<PublishedFigure>> load_published_tree(const std::filesystem::
 struct ModeledAs {
   std::optional<model::Options> options;
   std::string not_modeled;  // the reason, when options is empty
+  // The kernel walks every block of the causal triangle and masks the sliding window there,
+  // skipping none (cuDNN's fp8 backward on Blackwell): modeled as the shape without its window,
+  // over the figure's own FLOPs.
+  bool masks_window_without_skipping = false;
 };
 ModeledAs modeled_as(const PublishedFigure& figure, const hw::Spec& gpu);
 

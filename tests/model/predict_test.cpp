@@ -91,6 +91,27 @@ TEST(Predict, ASlidingWindowVisitsOnlyTheBlocksOfItsBand) {
   EXPECT_EQ(run("h100-sxm", Algorithm::fa3, s).tiles, causal.tiles);
 }
 
+// An fp8 backward on Hopper runs S and dP at fp8's rate and dV, dK, dQ (an MN-major operand
+// each, which 8-bit wgmma cannot take) at the 16-bit rate; on Blackwell all five at fp8's rate.
+// Its scaling adds FP32 work per element either way.
+TEST(Predict, Fp8BackwardRunsItsTransposedGemmsAtTheSixteenBitRateOnHopper) {
+  Options bwd;
+  bwd.pass = Pass::bwd;
+  AttnShape s = square(1, 16, 4096, 128);
+  const Prediction bf16 = run("h200", Algorithm::fa3, s, bwd);
+  s.dtype = Dtype::fp8;
+  const Prediction fp8 = run("h200", Algorithm::fa3, s, bwd);
+  ASSERT_EQ(fp8.tile.m, bf16.tile.m);
+  ASSERT_EQ(fp8.tile.n, bf16.tile.n);
+  EXPECT_NEAR(fp8.tile_cycles.mma, bf16.tile_cycles.mma * (2.0 / 5 / 2 + 3.0 / 5), 1e-6);
+  EXPECT_GT(fp8.tile_cycles.fma, bf16.tile_cycles.fma);
+  const Prediction b16 = run("b200", Algorithm::fa4, square(1, 16, 4096, 128), bwd);
+  const Prediction b8 = run("b200", Algorithm::fa4, s, bwd);
+  ASSERT_EQ(b8.tile.m, b16.tile.m);
+  ASSERT_EQ(b8.tile.n, b16.tile.n);
+  EXPECT_NEAR(b8.tile_cycles.mma, b16.tile_cycles.mma / 2, 1e-6);
+}
+
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {
   AttnShape gqa = square(2, 32, 4096, 128);
   gqa.heads_kv = 8;

@@ -51,6 +51,44 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
 }
 
+// cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and it
+// walks the whole causal triangle under a sliding window; bf16, Hopper and the forward are not.
+TEST(PublishedModel, CudnnFp8BackwardOnBlackwellIsDeterministicAndWalksTheTriangle) {
+  PublishedFigure f = figure("gb200", "cudnn", Pass::bwd);
+  f.shape.dtype = Dtype::fp8;
+  f.shape.causal = true;
+  const ModeledAs fp8 = modeled_as(f, gpu("gb200"));
+  ASSERT_TRUE(fp8.options);
+  EXPECT_TRUE(fp8.options->deterministic);
+  EXPECT_TRUE(fp8.masks_window_without_skipping);
+  f.shape.headdim = 256;  // beyond the deterministic kernel's head dims
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->deterministic);
+  f.shape.headdim = 128;
+  f.shape.dtype = Dtype::bf16;
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->deterministic);
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).masks_window_without_skipping);
+  f.shape.dtype = Dtype::fp8;
+  EXPECT_FALSE(modeled_as(f, gpu("h200")).options->deterministic);
+  f.pass = Pass::fwd;
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).masks_window_without_skipping);
+
+  // With a window, the prediction is the triangle's time over the band's FLOPs.
+  f.pass = Pass::bwd;
+  f.shape.seqlen_q = f.shape.seqlen_k = 8192;
+  f.shape.window = 1024;
+  f.provenance = Provenance{};  // a benchmark's figure: its framework call counts
+  const std::vector<PublishedFigure> figures{f};
+  const auto rows = compare_with_model(gpus(), figures);
+  ASSERT_TRUE(rows[0].predicted_tflops);
+  AttnShape triangle = f.shape;
+  triangle.window = 0;
+  auto p = model::predict(gpu("gb200"), triangle, *rows[0].options);
+  ASSERT_TRUE(p.ok());
+  EXPECT_NEAR(*rows[0].predicted_tflops,
+              published_flops(f) / (p->time_s + model::factors::kFrameworkCallSeconds) / 1e12,
+              1e-9);
+}
+
 // cuDNN's benchmark counts a sliding window W's first W rows as a triangle with its diagonal,
 // then W keys a row.
 TEST(PublishedModel, DiagonalInclusiveCountsASlidingWindowsBand) {
