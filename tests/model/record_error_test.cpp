@@ -4,9 +4,9 @@
 // target, where it does not the bound is what it reached (rounded up), so that a later change
 // cannot make it worse unnoticed. Figures whose data file names an "outside_bounds" reason (the
 // B200 CSV's PyTorch-path series, FA4's non-causal GB200 forward, FA4's unmerged hd256 forward)
-// are left out. Why the misses miss: lib/model/NOTES.md, lib/model/factors.hpp and the report's
-// record tables (cuDNN 9.13's short backward on B200, Blackwell Ultra's cuDNN, fp8's backward,
-// deterministic cuDNN).
+// are left out; sliding-window figures are counted in their groups. Why the misses miss:
+// lib/model/NOTES.md, lib/model/factors.hpp and the report's record tables (cuDNN 9.13's short
+// backward on B200, Blackwell Ultra's cuDNN, H200's causal fp8 backward, deterministic cuDNN).
 #include <gtest/gtest.h>
 
 #include <cmath>
