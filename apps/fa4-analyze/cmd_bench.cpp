@@ -207,6 +207,12 @@ void bench(const Context& ctx, const BenchOptions& o) {
   for (const auto& file : o.sweeps)
     for (const AttnShape& s : take(load_sweep(file)).shapes) shapes.push_back(s);
   if (o.sweeps.empty()) shapes.push_back(o.shape.shape());
+  for (const AttnShape& s : shapes)
+    if (s.window)
+      throw UserError(fmt::format(
+          "{}: the lab's kernels and peers mask no sliding window; leave out --window (or the "
+          "sweep's \"window\") to bench, or predict it with 'fa4-analyze model'",
+          describe(s)));
   const Pass pass = take(parse_pass(o.pass));
 #if FA4_HAVE_BENCH
   for (const std::string& name : o.kernels) {

@@ -21,6 +21,10 @@ void ShapeOptions::add_to(CLI::App& c) {
       c.add_option("--headdim-v", headdim_v_, "Head dimension of V and O (default: --headdim)")
           ->check(kDecimalInteger),
       c.add_flag("--causal", causal_, "Causal mask (bottom-right aligned when seqlens differ)"),
+      c.add_option("--window", window_,
+                   "Sliding window with --causal: each query sees at most this many keys, its "
+                   "own included (default: none)")
+          ->check(kDecimalInteger),
       c.add_option("--dtype", dtype_, "Element type: bf16, fp16 or fp8"),
   };
 }
@@ -41,6 +45,7 @@ AttnShape ShapeOptions::shape() const {
   s.headdim = headdim_;
   s.headdim_v = headdim_v_ ? headdim_v_ : headdim_;
   s.causal = causal_;
+  s.window = window_;
   s.dtype = take(parse_dtype(dtype_));
   take(validate(s));
   return s;

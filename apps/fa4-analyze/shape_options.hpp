@@ -1,6 +1,6 @@
 // The shape flags shared by the subcommands that take one attention problem (model, bench):
 // --batch --heads --heads-kv --seqlen | --seqlen-q --seqlen-k --headdim --headdim-v --causal
-// --dtype.
+// --window --dtype.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -22,7 +22,7 @@ class ShapeOptions {
 
  private:
   std::int64_t batch_ = 2, heads_ = 16, heads_kv_ = 0, seqlen_ = 8192, seqlen_q_ = 0, seqlen_k_ = 0,
-               headdim_ = 128, headdim_v_ = 0;
+               headdim_ = 128, headdim_v_ = 0, window_ = 0;
   bool causal_ = false;
   std::string dtype_ = "bf16";
   std::vector<const CLI::Option*> flags_;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace fa4 {
 
 std::string_view to_string(Dtype dtype) {
@@ -46,6 +48,16 @@ Status validate(const AttnShape& s) {
         "impossible shape: heads = {} is not divisible by heads-kv = {}; GQA/MQA needs each KV "
         "head shared by a whole number of query heads",
         s.heads_q, s.heads_kv)};
+  if (s.window < 0)
+    return Error{fmt::format(
+        "impossible shape: window = {}; give the keys each query sees (a positive integer), or 0 "
+        "for no sliding window",
+        s.window)};
+  if (s.window > 0 && !s.causal)
+    return Error{fmt::format(
+        "window = {} needs the causal mask: a sliding window here is the causal band of the last "
+        "{} keys; add causal",
+        s.window, s.window)};
   if (s.headdim > 1024 || s.headdim_v > 1024)
     return Error{fmt::format("impossible shape: headdim {} / headdim-v {} exceeds 1024",
                              s.headdim, s.headdim_v)};
@@ -67,15 +79,28 @@ std::string describe(const AttnShape& s) {
                                              : fmt::format("s{}x{}", s.seqlen_q, s.seqlen_k);
   std::string dim = s.headdim == s.headdim_v ? fmt::format("d{}", s.headdim)
                                              : fmt::format("d{}/{}", s.headdim, s.headdim_v);
-  return fmt::format("b{} {} {} {} {}{}", s.batch, heads, seq, dim, to_string(s.dtype),
-                     s.causal ? " causal" : "");
+  return fmt::format("b{} {} {} {} {}{}{}", s.batch, heads, seq, dim, to_string(s.dtype),
+                     s.causal ? " causal" : "", s.window ? fmt::format(" w{}", s.window) : "");
 }
+
+namespace {
+
+// The area under min(window, x) from 0 to x: the keys seen by the query rows whose diagonal keys
+// run from 0 to x (no window: x^2 / 2).
+double causal_area(double x, double window) {
+  if (window <= 0 || x <= window) return x * x / 2.0;
+  return window * window / 2.0 + (x - window) * window;
+}
+
+}  // namespace
 
 double unmasked_pairs(const AttnShape& s) {
   const double sq = double(s.seqlen_q), sk = double(s.seqlen_k);
   if (!s.causal) return sq * sk;
-  if (sk >= sq) return sq * (sk - sq) + sq * sq / 2.0;
-  return sk * sk / 2.0;
+  // Rows' diagonal keys run from max(0, sk - sq) to sk (bottom-right aligned; rows before key 0
+  // see nothing).
+  const double w = double(s.window);
+  return causal_area(sk, w) - causal_area(std::max(0.0, sk - sq), w);
 }
 
 double attention_flops(const AttnShape& s, Pass pass) {

@@ -29,21 +29,31 @@ struct AttnShape {
   std::int64_t headdim_v = 128;  // d of V and O
   bool causal = false;           // bottom-right aligned when seqlen_q != seqlen_k
   Dtype dtype = Dtype::bf16;
+  // Sliding window (causal only; 0: none): query i sees at most `window` keys, itself included,
+  // the keys j with i' - window < j <= i' where i' = i + seqlen_k - seqlen_q is its diagonal key.
+  // As cuDNN's left_bound (cudnn-frontend's sdpa benchmark: "each query attends to at most W
+  // keys"); FlashAttention's window_size = (window - 1, 0) and PyTorch's equivalent masks.
+  std::int64_t window = 0;
 
   friend auto operator<=>(const AttnShape&, const AttnShape&) = default;
 };
 
 // Refuses impossible shapes with the reason: zero/negative sizes, heads_q not divisible by
-// heads_kv, absurd sizes (a single tensor over 2^40 elements).
+// heads_kv, absurd sizes (a single tensor over 2^40 elements), a negative window or one without
+// the causal mask.
 Status validate(const AttnShape& shape);
 
-// "b4 h16/16 s8448x8448 d128 bf16 causal" style one-line description.
+// "b4 h16/16 s8448x8448 d128 bf16 causal" style one-line description ("causal w1024" with a
+// sliding window).
 std::string describe(const AttnShape& shape);
 
 // Work counting convention, used by the model, the harness and the report alike:
 //   unmasked pairs P = seqlen_q * seqlen_k, or for causal (bottom-right aligned) the continuous
 //   area of the unmasked triangle: seqlen_q == seqlen_k = s gives s^2 / 2 (the papers' "halved"),
-//   seqlen_k > seqlen_q gives sq*(sk - sq) + sq^2/2, seqlen_q > seqlen_k gives sk^2/2.
+//   seqlen_k > seqlen_q gives sq*(sk - sq) + sq^2/2, seqlen_q > seqlen_k gives sk^2/2. With a
+//   sliding window W the area likewise: each query row at diagonal key x sees min(W, x) keys, so
+//   s_q == s_k = s >= W gives s*W - W^2/2 (cuDNN's benchmark counts W(W+1)/2 + (s-W)*W:
+//   report/published.cpp applies a source's own count).
 //   forward FLOPs  = 2 * batch * heads_q * P * (headdim + headdim_v)   (= 4*b*h*P*d when d == dv)
 //   backward FLOPs = 2.5 * forward FLOPs (five GEMMs against two).
 double unmasked_pairs(const AttnShape& shape);

@@ -93,7 +93,7 @@ Result<AttnShape> parse_shape(const json& o, const std::string& where) {
   if (!o.is_object()) return Error{fmt::format("{}: expected an object describing a shape", where)};
   if (auto ok = check_known_keys(o,
                                  {"batch", "heads", "heads_kv", "seqlen", "seqlen_q", "seqlen_k",
-                                  "headdim", "headdim_v", "causal", "dtype"},
+                                  "headdim", "headdim_v", "causal", "window", "dtype"},
                                  where);
       !ok)
     return ok.error();
@@ -134,6 +134,11 @@ Result<AttnShape> parse_shape(const json& o, const std::string& where) {
     if (!o.at("causal").is_boolean())
       return Error{fmt::format("{}/causal: expected true or false", where)};
     s.causal = o.at("causal").get<bool>();
+  }
+  if (o.contains("window")) {
+    auto window = positive_int(o, "window", where);
+    if (!window) return window.error();
+    s.window = *window;
   }
   auto dtype = dtype_of(o, where);
   if (!dtype) return dtype.error();

@@ -28,7 +28,8 @@ Result<Sweep> parse_sweep(const nlohmann::json& doc, const std::string& origin);
 Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin);
 
 // One shape object: {"batch", "heads", "heads_kv", "seqlen" | "seqlen_q"+"seqlen_k", "headdim",
-// "headdim_v", "causal", "dtype"}; heads_kv defaults to heads, headdim_v to headdim.
+// "headdim_v", "causal", "window", "dtype"}; heads_kv defaults to heads, headdim_v to headdim,
+// window (a sliding window of that many keys, with causal) to none.
 Result<AttnShape> parse_shape(const nlohmann::json& object, const std::string& where);
 
 }  // namespace fa4

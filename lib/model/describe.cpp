@@ -52,6 +52,11 @@ nlohmann::json prediction_json(const Prediction& p) {
   const TileCycles& c = p.tile_cycles;
   const AttnShape& s = p.shape;
   nlohmann::json factors = nlohmann::json::array();
+  nlohmann::json shape = {
+      {"batch", s.batch},         {"heads", s.heads_q},     {"heads_kv", s.heads_kv},
+      {"seqlen_q", s.seqlen_q},   {"seqlen_k", s.seqlen_k}, {"headdim", s.headdim},
+      {"headdim_v", s.headdim_v}, {"causal", s.causal},     {"dtype", to_string(s.dtype)}};
+  if (s.window) shape["window"] = s.window;  // the sweep files' key (core/sweep.hpp)
   for (const Factor& f : p.factors)
     factors.push_back(
         {{"name", f.name}, {"value", f.value}, {"meaning", f.meaning}, {"fitted_to", f.fitted_to}});
@@ -59,10 +64,7 @@ nlohmann::json prediction_json(const Prediction& p) {
       {"gpu", p.gpu},
       {"kernel", to_string(p.algorithm)},
       {"pass", to_string(p.pass)},
-      {"shape",
-       {{"batch", s.batch}, {"heads", s.heads_q}, {"heads_kv", s.heads_kv},
-        {"seqlen_q", s.seqlen_q}, {"seqlen_k", s.seqlen_k}, {"headdim", s.headdim},
-        {"headdim_v", s.headdim_v}, {"causal", s.causal}, {"dtype", to_string(s.dtype)}}},
+      {"shape", shape},
       {"options",
        {{"exp_emulation", p.exp_emulation}, {"conditional_rescale", p.conditional_rescale},
         {"two_cta", p.two_cta}}},

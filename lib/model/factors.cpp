@@ -106,6 +106,10 @@ const Constant kConstants[] = {
     {"kBackwardFmaOpsPerElement", kBackwardFmaOpsPerElement, "counted", "",
      "FP32-pipe instructions per score in the backward pass: recompute P, dS = P·(dP - D), bf16 "
      "packs"},
+    {"kFp8BackwardExtraFmaOpsPerElement", kFp8BackwardExtraFmaOpsPerElement, "fitted", "",
+     "FP32-pipe instructions per score that fp8's per-tensor scaling adds to the backward pass "
+     "(descale S and dP, scale P and dS, amax of dS: 3 to 7 counted); fitted within that count to "
+     "the record's fit fp8 backward figures on Blackwell"},
     {"kMmaSyncShareHopper", kMmaSyncShareHopper, "published",
      name_of(Reported::mma_sync_share_published),
      "mma.sync's rate as a share of wgmma's on Hopper (FA3 paper §2); Blackwell assumed alike"},

@@ -32,6 +32,16 @@ inline constexpr double kIssueLanesPerClkPerSm = 128;
 // FP32-pipe instructions per element of S in the backward pass: recompute P (1 FFMA), dS =
 // P * (dP - D) (FADD + FMUL), bf16 packs of P and dS (1).
 inline constexpr double kBackwardFmaOpsPerElement = 4.0;
+// FP32-pipe instructions per element that an fp8 backward adds to kBackwardFmaOpsPerElement: the
+// per-tensor scaling of cuDNN's fp8 graph (cudnn-frontend include/cudnn_frontend/node/
+// sdpa_fp8_bwd.h): descale S (descale_q, descale_k), scale P before its fp8 cast (scale_s),
+// descale dP (descale_dO, descale_V), the running amax of dS (amax_dP, a reduction over every
+// element) and scale dS before its fp8 cast (scale_dP): 3 to 7 instructions, as the constant
+// factors fold into the softmax's FFMAs or not. Fitted within that count to the record's "fit"
+// fp8 backward figures on Blackwell (36: cuDNN 9.13 on B200, 9.19 on GB200 and GB300, 9.24 on
+// B300), over whole instruction counts: 6 (median |error| 11.1% at 4, 7.6% at 5, 6.2% at 6,
+// 7.8% at 7, where B300's deterministic series turns to -40%). The bf16 backward's casts of P and dS are counted there.
+inline constexpr double kFp8BackwardExtraFmaOpsPerElement = 6.0;
 
 // --- Published figures used as rates ------------------------------------------------------
 

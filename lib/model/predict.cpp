@@ -27,22 +27,32 @@ double hbm_bytes_per_clk_per_sm(const hw::Spec& gpu) {
 }
 
 // Key blocks a forward CTA of query rows [row0, row1) visits (bottom-right causal alignment:
-// query i sees keys j <= i + seqlen_k - seqlen_q).
-double forward_blocks(const AttnShape& s, Tile t, double row1) {
+// query i sees keys j <= i + seqlen_k - seqlen_q and, with a sliding window W, j > that - W):
+// every block the band touches, its partial blocks at both edges included.
+double forward_blocks(const AttnShape& s, Tile t, double row0, double row1) {
   const double all = ceil_div(double(s.seqlen_k), t.n);
   if (!s.causal) return all;
-  const double last_key = row1 - 1 + double(s.seqlen_k - s.seqlen_q);
+  const double shift = double(s.seqlen_k - s.seqlen_q);
+  const double last_key = row1 - 1 + shift;
   if (last_key < 0) return 0;
-  return std::min(all, std::floor(last_key / t.n) + 1);
+  const double last_block = std::min(all - 1, std::floor(last_key / t.n));
+  const double first_key = s.window ? std::max(0.0, row0 + shift - double(s.window) + 1) : 0;
+  return last_block - std::floor(first_key / t.n) + 1;
 }
 
-// Query blocks a backward CTA owning keys [key0, key0 + N) visits.
+// Query blocks a backward CTA owning keys [key0, key0 + N) visits (the same band, seen from the
+// keys: key j is seen by rows j - shift .. j - shift + W - 1).
 double backward_blocks(const AttnShape& s, Tile t, double key0) {
   const double all = ceil_div(double(s.seqlen_q), t.m);
   if (!s.causal) return all;
-  const double first_row = std::max(0.0, key0 - double(s.seqlen_k - s.seqlen_q));
+  const double shift = double(s.seqlen_k - s.seqlen_q);
+  const double first_row = std::max(0.0, key0 - shift);
   if (first_row >= double(s.seqlen_q)) return 0;
-  return all - std::floor(first_row / t.m);
+  const double last_key = std::min(key0 + t.n, double(s.seqlen_k)) - 1;
+  const double last_row =
+      s.window ? std::min(double(s.seqlen_q) - 1, last_key - shift + double(s.window) - 1)
+               : double(s.seqlen_q) - 1;
+  return std::floor(last_row / t.m) - std::floor(first_row / t.m) + 1;
 }
 
 struct Schedule {
@@ -68,9 +78,10 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
   bool equal = true;
   for (double i = 0; i < blocks_per_head; ++i) {
     const double n =
-        heads_per_cta * (pass == Pass::fwd
-                             ? forward_blocks(s, t, std::min((i + 1) * t.m, double(s.seqlen_q)))
-                             : backward_blocks(s, t, i * t.n));
+        heads_per_cta *
+        (pass == Pass::fwd
+             ? forward_blocks(s, t, i * t.m, std::min((i + 1) * t.m, double(s.seqlen_q)))
+             : backward_blocks(s, t, i * t.n));
     tiles += n;
     longest = std::max(longest, n);
     if (first < 0) first = n;

@@ -24,6 +24,25 @@ double mma_rate(const hw::Spec& gpu, Dtype dtype, Algorithm algorithm) {
   return rate;
 }
 
+// MMA cycles of one backward tile's five GEMMs (S = Q K^T, dP = dO V^T, dV = P^T dO, dK = dS^T Q,
+// dQ = dS K), plus S once more per extra pass of the lab's fa3_bwd. An fp8 backward on Hopper
+// runs at fp8's rate only the two GEMMs whose operands are both K-major (S and dP): wgmma's 8-bit
+// forms take no transpose (PTX ISA, wgmma.mma_async: imm-trans-a and imm-trans-b exist for .f16
+// and .bf16 only; FA3 §3.3 transposes V in the kernel for its fp8 forward), and dV, dK and dQ
+// each reduce over the sequence, so one operand of each (dO, Q, K) is MN-major in memory. Those
+// three are taken at the 16-bit rate: near what the record shows (cuDNN 9.19's fp8 backward on
+// H200 is 1.05-1.18x its bf16 one, non-causal). Blackwell's tcgen05 takes 8-bit operands either
+// way (FA4 runs its fp8 GEMMs at fp8's rate).
+double backward_mma_cycles(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile t,
+                           double again) {
+  const double m = t.m, n = t.n, d = double(s.headdim), dv = double(s.headdim_v);
+  const double rate = mma_rate(gpu, s.dtype, o.algorithm);
+  if (!(s.dtype == Dtype::fp8 && is_hopper(gpu)))
+    return 2 * m * n * (3 * d + 2 * dv + again * d) / rate;
+  const double rate16 = mma_rate(gpu, Dtype::bf16, o.algorithm);
+  return 2 * m * n * (d + dv + again * d) / rate + 2 * m * n * (2 * d + dv) / rate16;
+}
+
 // Bytes read from and written to shared memory for one forward tile.
 double forward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Tile t) {
   const double e = element_bytes(s.dtype);
@@ -123,9 +142,12 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
     // The lab's fa3_bwd above hd128 runs two passes (S^T and dV; then S^T, dP^T, dK and dQ): S
     // and P once more, with their exp2 and FFMA (algorithm_traits.hpp).
     const double again = lab_fa3_backward_passes(s, o) - 1;
-    c.mma = 2 * m * n * (3 * d + 2 * dv + again * d) / rate;
+    c.mma = backward_mma_cycles(gpu, s, o, t, again);
     c.exp_mufu = (1 + again) * elements / sm.mufu_ex2_per_clk;
-    c.fma = elements * (factors::kBackwardFmaOpsPerElement + again) / sm.fma_lanes_per_clk;
+    const double fp8_scaling =
+        s.dtype == Dtype::fp8 ? factors::kFp8BackwardExtraFmaOpsPerElement : 0.0;
+    c.fma = elements * (factors::kBackwardFmaOpsPerElement + fp8_scaling + again) /
+            sm.fma_lanes_per_clk;
     c.smem = backward_smem_bytes(gpu, s, o.algorithm, t, o.two_cta) / sm.smem_bytes_per_clk;
     if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S, dP written and read; P, dS
       c.tmem_bytes = elements * (4 * kFp32Bytes + 2 * element_bytes(s.dtype));

@@ -106,19 +106,20 @@ Result<Reasons> parse_reasons(const json& doc, const std::string& origin) {
   return reasons;
 }
 
-// A figure read from an origin is copied as published: it names its role, and one with a
-// sliding window (which the model has not) names no modeled algorithm.
+// A figure read from an origin is copied as published: it names its role, and its sliding
+// window (as the source names it, beside the shape) becomes the shape's window.
 Status parse_record_fields(const json& f, const Origins& origins, const Reasons& reasons,
                            const std::string& where, PublishedFigure& fig) {
   if (f.contains("sliding_window")) {
-    fig.sliding_window = optional_positive(f, "sliding_window");
-    if (fig.sliding_window <= 0)
+    const std::int64_t window = optional_positive(f, "sliding_window");
+    if (window <= 0)
       return Error{fmt::format("{}/sliding_window: expected a positive integer", where)};
-    if (fig.modeled_as)
-      return Error{
-          fmt::format("{}/modeled_as: the model has no sliding window; drop modeled_as "
-                      "from a figure with a sliding_window",
-                      where)};
+    if (fig.shape.window)
+      return Error{fmt::format(
+          "{}/sliding_window: the shape has its own window; give the window once", where)};
+    fig.shape.window = window;
+    if (auto ok = validate(fig.shape); !ok)
+      return Error{fmt::format("{}/sliding_window: {}", where, ok.error().message)};
   }
   if (f.contains("outside_bounds")) {
     auto name = string_at(f, "outside_bounds", where);
@@ -274,8 +275,12 @@ double published_flops(const PublishedFigure& f) {
   if (count == FlopCount::project) return attention_flops(f.shape, f.pass);
   const AttnShape& s = f.shape;
   const double sq = double(s.seqlen_q), sk = double(s.seqlen_k);
-  // The lower triangle with its diagonal (top-left alignment, as cuDNN's benchmark masks).
-  const double pairs = !s.causal ? sq * sk : sq <= sk ? sq * (sq + 1) / 2 : sk * (sk + 1) / 2;
+  // The lower triangle with its diagonal (top-left alignment, as cuDNN's benchmark masks); with a
+  // sliding window W its first W rows' triangle, then W keys a row.
+  const double side = std::min(sq, sk), w = double(s.window);
+  const double pairs = !s.causal                ? sq * sk
+                       : !s.window || side <= w ? side * (side + 1) / 2
+                                                : w * (w + 1) / 2 + (side - w) * w;
   const double d = double(s.headdim), dv = double(s.headdim_v);
   const double per_pair = f.pass == Pass::fwd ? d + dv : 3 * d + 2 * dv;
   return 2 * double(s.batch) * double(s.heads_q) * pairs * per_pair;

@@ -6,7 +6,7 @@
 // "date", "software", "flop_convention"}}. A figure: {"gpu", "kernel", "pass", "shape", "tflops"}
 // and optionally "modeled_as", "role", "note", "origin" (a NAME of its file's origins: the figure
 // is then copied exactly as published and must say its role), "sliding_window" (keys per query
-// as published; the model has no sliding window, so such a figure names no modeled_as) and
+// as published, each query's own key included: the shape's window) and
 // "modeled_on" (the hardware model that stands for a GPU the figure names only by architecture,
 // "sm100"; its note says why) and "outside_bounds" (a NAME of the file's
 // "outside_bounds_reasons": {"NAME": "why"}: the figure, still modeled and shown, is left out of
@@ -67,7 +67,6 @@ struct PublishedFigure {
   std::string role;
   std::string note;
   std::optional<Provenance> provenance;  // for figures with an "origin"
-  std::int64_t sliding_window = 0;       // 0: none
   std::string modeled_on;                // hardware model for a GPU named by architecture, or ""
   std::string outside_bounds;            // why it is left out of the error bounds (the file's
                                          // reason it names), or ""
@@ -91,6 +90,10 @@ Result<std::vector<PublishedFigure>> load_published_tree(const std::filesystem::
 struct ModeledAs {
   std::optional<model::Options> options;
   std::string not_modeled;  // the reason, when options is empty
+  // The kernel walks every block of the causal triangle and masks the sliding window there,
+  // skipping none (cuDNN's fp8 backward on Blackwell): modeled as the shape without its window,
+  // over the figure's own FLOPs.
+  bool masks_window_without_skipping = false;
 };
 ModeledAs modeled_as(const PublishedFigure& figure, const hw::Spec& gpu);
 

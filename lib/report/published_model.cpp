@@ -9,7 +9,10 @@
 // - a "-deterministic" suffix sums dQ in a fixed order (Options::deterministic), and "-1cta" runs
 //   FA4's backward on one CTA where its default on Blackwell is the 2-CTA pair (FA4 §3.2,
 //   flash-attention PR 2280), which "fa4" then means;
-// - a sliding window is not modeled (the model has none), nor is a kernel outside the list.
+// - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
+//   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
+//   below);
+// - a kernel outside the list is not modeled.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -45,6 +48,22 @@ std::optional<model::Algorithm> closest_algorithm(std::string_view family, const
   return std::nullopt;
 }
 
+// cuDNN has no non-deterministic fp8 backward on Blackwell up to head dims 192 (Q, K) and 128 (V):
+// cudnn-frontend routes such a graph to the deterministic algorithm (include/cudnn_frontend/node/
+// sdpa_fp8_bwd.h, "auto-routing to deterministic algorithm", v1.22.0, commit 97f6cb3), and the
+// record's cuDNN 9.19 runs agree: GB200's "cudnn" and "cudnn-deterministic" fp8 backward figures
+// of one shape differ by 0-3% (824/825, 1166/1167, 1451/1447 TFLOP/s at hd128 causal) where the
+// bf16 pairs differ by up to 20%. That kernel walks the whole causal triangle under a sliding
+// window: GB200's and GB300's windowed fp8 backward figures fall as 1/s (476, 349, 214, 117, 62
+// TFLOP/s from s2k to s32k, W = 1024), the FLOPs of the band over the time of the triangle
+// (635, 798, 913, 966, 1008 TFLOP/s counted over the triangle, a causal series' rise).
+bool cudnn_fp8_backward_on_blackwell(std::string_view family, const PublishedFigure& f,
+                                     const hw::Spec& gpu) {
+  return (family == "cudnn" || family == "sdpa-cudnn") && f.pass == Pass::bwd &&
+         f.shape.dtype == Dtype::fp8 && model::is_blackwell(gpu) && f.shape.headdim <= 192 &&
+         f.shape.headdim_v <= 128;
+}
+
 // Host time of one framework call that the figure's benchmark timed beside the kernels: every
 // figure read from a public benchmark (it has an origin) timed single PyTorch-level calls.
 double call_seconds(const PublishedFigure& f) {
@@ -54,14 +73,13 @@ double call_seconds(const PublishedFigure& f) {
 }  // namespace
 
 ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
-  if (f.sliding_window > 0)
-    return {std::nullopt,
-            fmt::format("sliding window of {} keys: the model has none", f.sliding_window)};
   std::string_view family = f.kernel;
   model::Options o;
   o.pass = f.pass;
   o.deterministic = strip_suffix(family, kDeterministicSuffix);
   const bool one_cta = strip_suffix(family, kOneCtaSuffix);
+  const bool cudnn_fp8_backward = cudnn_fp8_backward_on_blackwell(family, f, gpu);
+  o.deterministic = o.deterministic || cudnn_fp8_backward;
   const auto algorithm = f.modeled_as ? f.modeled_as : closest_algorithm(family, gpu);
   if (!algorithm)
     return {std::nullopt,
@@ -71,7 +89,7 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,
             "a deterministic forward pass is the plain one; the figure is mislabeled"};
-  return {o, ""};
+  return {o, "", cudnn_fp8_backward};
 }
 
 double FigureVsModel::error_percent() const {
@@ -96,7 +114,9 @@ std::vector<FigureVsModel> compare_with_model(const std::vector<hw::Spec>& gpus,
     row.options = as.options;
     row.not_modeled = as.not_modeled;
     if (as.options) {
-      auto p = model::predict(**gpu, f.shape, *as.options);
+      AttnShape walked = f.shape;
+      if (as.masks_window_without_skipping) walked.window = 0;
+      auto p = model::predict(**gpu, walked, *as.options);
       if (p)
         row.predicted_tflops = published_flops(f) / (p->time_s + call_seconds(f)) / 1e12;
       else

@@ -11,8 +11,9 @@ void bind_problem(Statement& statement, int first, const AttnShape& shape, Pass 
       .bind(first + 5, shape.headdim)
       .bind(first + 6, shape.headdim_v)
       .bind(first + 7, shape.causal)
-      .bind(first + 8, to_string(shape.dtype))
-      .bind(first + 9, to_string(pass));
+      .bind(first + 8, shape.window)
+      .bind(first + 9, to_string(shape.dtype))
+      .bind(first + 10, to_string(pass));
 }
 
 Result<std::pair<AttnShape, Pass>> read_problem(const Statement& statement, int first) {
@@ -25,10 +26,11 @@ Result<std::pair<AttnShape, Pass>> read_problem(const Statement& statement, int 
   shape.headdim = statement.column_int(first + 5);
   shape.headdim_v = statement.column_int(first + 6);
   shape.causal = statement.column_int(first + 7) != 0;
-  auto dtype = parse_dtype(statement.column_text(first + 8));
+  shape.window = statement.column_int(first + 8);
+  auto dtype = parse_dtype(statement.column_text(first + 9));
   if (!dtype) return dtype.error();
   shape.dtype = *dtype;
-  auto pass = parse_pass(statement.column_text(first + 9));
+  auto pass = parse_pass(statement.column_text(first + 10));
   if (!pass) return pass.error();
   return std::pair{shape, *pass};
 }

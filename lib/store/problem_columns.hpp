@@ -1,4 +1,4 @@
-// The problem columns every table has, in the same order: the AttnShape, then the pass.
+// The problem columns every table has: the AttnShape (its sliding window included), then the pass.
 #pragma once
 
 #include <algorithm>
@@ -12,8 +12,9 @@
 namespace fa4::store {
 
 inline constexpr std::string_view kProblemColumns =
-    "batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim, headdim_v, causal, dtype, pass";
-inline constexpr int kProblemColumnCount = 10;
+    "batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim, headdim_v, causal, sliding_window, "
+    "dtype, pass";
+inline constexpr int kProblemColumnCount = 11;
 static_assert(std::ranges::count(kProblemColumns, ',') + 1 == kProblemColumnCount);
 
 // Binds the shape and pass to parameters first .. first + kProblemColumnCount - 1.

@@ -200,6 +200,19 @@ TEST_F(Input, IntegerOptionsTakeDecimalDigitsThatFit) {
   EXPECT_EQ(run("model --gpu h100 --kernel fa3 --seqlen 256").code, 0);
 }
 
+// --window is a causal sliding window the model predicts; the lab's kernels refuse it.
+TEST_F(Input, ASlidingWindowIsModeledWithTheCausalMaskAndRefusedOtherwise) {
+  expect_error(run("model --gpu h100 --kernel fa3 --causal --window -8"),
+               "window = -8; give the keys each query sees");
+  expect_error(run("model --gpu h100 --kernel fa3 --window 1024"),
+               "window = 1024 needs the causal mask");
+  const Outcome r = run("--db t.db model --gpu h100 --kernel fa3 --causal --window 1024");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("causal w1024"), std::string::npos) << r.out;
+  expect_error(run("--db t.db bench --kernel fa3 --causal --window 1024"),
+               "the lab's kernels and peers mask no sliding window");
+}
+
 TEST_F(Input, WhatifScalesStayWithinWhatIsPhysical) {
   expect_error(run("whatif --gpu b200 --scale mma=1e-300"),
                "--scale 'mma=1e-300': the factor must be a number from 1/64 (0.015625) to 64");

@@ -39,6 +39,22 @@ TEST(Flops, CausalBottomRightAlignedPairs) {
   EXPECT_DOUBLE_EQ(unmasked_pairs(s), 1000.0 * 1000 / 2);
 }
 
+// A sliding window of W keys: each row at diagonal key x sees min(W, x) keys (the continuous
+// area, as the causal triangle's s^2/2).
+TEST(Flops, SlidingWindowCountsTheBand) {
+  AttnShape s = square(4096, true);
+  s.window = 1024;
+  EXPECT_DOUBLE_EQ(unmasked_pairs(s), 4096.0 * 1024 - 1024.0 * 1024 / 2);
+  s.window = 8192;  // wider than the sequence: the plain triangle
+  EXPECT_DOUBLE_EQ(unmasked_pairs(s), 4096.0 * 4096 / 2);
+  s.window = 1024;
+  s.seqlen_q = 1000;  // bottom-right: every query's diagonal key is past the window's start
+  EXPECT_DOUBLE_EQ(unmasked_pairs(s), 1000.0 * 1024);
+  s.seqlen_q = 4096;
+  s.seqlen_k = 1000;  // the last 1000 queries see a triangle narrower than the window
+  EXPECT_DOUBLE_EQ(unmasked_pairs(s), 1000.0 * 1000 / 2);
+}
+
 TEST(Flops, HeaddimVCounts) {
   AttnShape s = square(512, false);
   s.headdim_v = 64;
@@ -79,6 +95,20 @@ TEST(Validate, RefusesAbsurdSizes) {
   EXPECT_FALSE(validate(s).ok());
 }
 
+TEST(Validate, RefusesANegativeWindowOrOneWithoutTheCausalMask) {
+  AttnShape s = square(1024, true);
+  s.window = -1;
+  const auto negative = validate(s);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().message.find("window = -1"), std::string::npos);
+  s.window = 256;
+  EXPECT_TRUE(validate(s).ok());
+  s.causal = false;
+  const auto not_causal = validate(s);
+  ASSERT_FALSE(not_causal.ok());
+  EXPECT_NE(not_causal.error().message.find("needs the causal mask"), std::string::npos);
+}
+
 TEST(Parse, DtypeAndPass) {
   EXPECT_EQ(*parse_dtype("fp16"), Dtype::fp16);
   EXPECT_FALSE(parse_dtype("fp32").ok());
@@ -90,6 +120,8 @@ TEST(Describe, NamesEverySize) {
   AttnShape s = square(4096, true);
   s.heads_kv = 2;
   EXPECT_EQ(describe(s), "b2 h16/2 s4096 d128 bf16 causal");
+  s.window = 1024;
+  EXPECT_EQ(describe(s), "b2 h16/2 s4096 d128 bf16 causal w1024");
 }
 
 }  // namespace

@@ -26,6 +26,32 @@ TEST(ParseSweep, GridExpandsHeaddimsSeqlensAndMasks) {
 }
 
 // Found by fuzz_sweep: grid shapes skipped validate(), so an absurd one reached the model.
+// An explicit shape may carry a sliding window: a positive count of keys, with the causal mask.
+TEST(ParseSweep, AShapesWindowNeedsTheCausalMaskAndAPositiveCount) {
+  const auto sweep = parse_sweep_text(
+      R"({"name": "w", "shapes": [{"batch": 2, "heads": 64, "heads_kv": 8, "seqlen": 8192,
+          "headdim": 64, "causal": true, "window": 1024}]})",
+      "w.json");
+  ASSERT_TRUE(sweep.ok()) << sweep.error().message;
+  EXPECT_EQ(sweep->shapes[0].window, 1024);
+  const auto open = parse_sweep_text(
+      R"({"name": "w", "shapes": [{"batch": 1, "heads": 8, "seqlen": 512, "headdim": 64,
+          "window": 128}]})",
+      "w.json");
+  ASSERT_FALSE(open.ok());
+  EXPECT_NE(open.error().message.find("/shapes/0: window = 128 needs the causal mask"),
+            std::string::npos)
+      << open.error().message;
+  const auto zero = parse_sweep_text(
+      R"({"name": "w", "shapes": [{"batch": 1, "heads": 8, "seqlen": 512, "headdim": 64,
+          "causal": true, "window": 0}]})",
+      "w.json");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("/shapes/0/window: expected a positive integer"),
+            std::string::npos)
+      << zero.error().message;
+}
+
 TEST(ParseSweep, AnAbsurdGridShapeIsRefusedWithItsPointer) {
   const std::string message = error_of(
       R"({"name": "g", "grid": {"total_tokens": 32767, "hidden": 2048, "headdims": [64],

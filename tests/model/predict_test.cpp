@@ -68,6 +68,50 @@ TEST(Predict, ShorterKeysThanQueriesLeaveRowsMaskedAndCountFewerTiles) {
   EXPECT_GT(p.time_s, 0);
 }
 
+// A sliding window of 1024 keys with 128 x 128 tiles: query block i visits key blocks i - 8 .. i
+// (its first rows reach back into block i - 8), the first eight blocks i + 1 of them: 36 + 24 * 9
+// tiles a head at s4096. The backward visits the same band from the keys' side.
+TEST(Predict, ASlidingWindowVisitsOnlyTheBlocksOfItsBand) {
+  AttnShape s = square(1, 16, 4096, 128, true);
+  s.window = 1024;
+  const Prediction p = run("h100-sxm", Algorithm::fa3, s);
+  ASSERT_EQ(p.tile.m, 128);
+  ASSERT_EQ(p.tile.n, 128);
+  EXPECT_EQ(p.tiles, 16 * (36 + 24 * 9));
+  EXPECT_DOUBLE_EQ(p.flops, attention_flops(s, Pass::fwd));
+  const Prediction causal = run("h100-sxm", Algorithm::fa3, square(1, 16, 4096, 128, true));
+  EXPECT_LT(p.time_s, causal.time_s);
+  Options bwd;
+  bwd.pass = Pass::bwd;
+  const Prediction band = run("h100-sxm", Algorithm::fa3, s, bwd);
+  const Prediction triangle = run("h100-sxm", Algorithm::fa3, square(1, 16, 4096, 128, true), bwd);
+  EXPECT_LT(band.tiles, triangle.tiles);
+  EXPECT_LT(band.time_s, triangle.time_s);
+  s.window = 8192;  // wider than the sequence: the causal triangle's tiles
+  EXPECT_EQ(run("h100-sxm", Algorithm::fa3, s).tiles, causal.tiles);
+}
+
+// An fp8 backward on Hopper runs S and dP at fp8's rate and dV, dK, dQ (an MN-major operand
+// each, which 8-bit wgmma cannot take) at the 16-bit rate; on Blackwell all five at fp8's rate.
+// Its scaling adds FP32 work per element either way.
+TEST(Predict, Fp8BackwardRunsItsTransposedGemmsAtTheSixteenBitRateOnHopper) {
+  Options bwd;
+  bwd.pass = Pass::bwd;
+  AttnShape s = square(1, 16, 4096, 128);
+  const Prediction bf16 = run("h200", Algorithm::fa3, s, bwd);
+  s.dtype = Dtype::fp8;
+  const Prediction fp8 = run("h200", Algorithm::fa3, s, bwd);
+  ASSERT_EQ(fp8.tile.m, bf16.tile.m);
+  ASSERT_EQ(fp8.tile.n, bf16.tile.n);
+  EXPECT_NEAR(fp8.tile_cycles.mma, bf16.tile_cycles.mma * (2.0 / 5 / 2 + 3.0 / 5), 1e-6);
+  EXPECT_GT(fp8.tile_cycles.fma, bf16.tile_cycles.fma);
+  const Prediction b16 = run("b200", Algorithm::fa4, square(1, 16, 4096, 128), bwd);
+  const Prediction b8 = run("b200", Algorithm::fa4, s, bwd);
+  ASSERT_EQ(b8.tile.m, b16.tile.m);
+  ASSERT_EQ(b8.tile.n, b16.tile.n);
+  EXPECT_NEAR(b8.tile_cycles.mma, b16.tile_cycles.mma / 2, 1e-6);
+}
+
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {
   AttnShape gqa = square(2, 32, 4096, 128);
   gqa.heads_kv = 8;

@@ -4,9 +4,9 @@
 // target, where it does not the bound is what it reached (rounded up), so that a later change
 // cannot make it worse unnoticed. Figures whose data file names an "outside_bounds" reason (the
 // B200 CSV's PyTorch-path series, FA4's non-causal GB200 forward, FA4's unmerged hd256 forward)
-// are left out. Why the misses miss: lib/model/NOTES.md, lib/model/factors.hpp and the report's
-// record tables (cuDNN 9.13's short backward on B200, Blackwell Ultra's cuDNN, fp8's backward,
-// deterministic cuDNN).
+// are left out; sliding-window figures are counted in their groups. Why the misses miss:
+// lib/model/NOTES.md, lib/model/factors.hpp and the report's record tables (cuDNN 9.13's short
+// backward on B200, Blackwell Ultra's cuDNN, H200's causal fp8 backward, deterministic cuDNN).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,14 +31,14 @@ struct Bound {
 
 // (family, pass, fp8) -> the bound held; a target where reached.
 const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
-    {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 8}},
+    {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 11}},
     {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6}},
-    {{"Hopper", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 8}},
-    {{"Hopper", Pass::bwd, true}, {48.5, 156, 6}},               // target missed
-    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 31, 56}},  // worst: target missed
-    {{"Blackwell", Pass::fwd, true}, {11.5, 39, 35}},            // target missed
-    {{"Blackwell", Pass::bwd, false}, {7.5, 72.5, 70}},          // target missed
-    {{"Blackwell", Pass::bwd, true}, {17.5, 133, 47}},           // target missed
+    {{"Hopper", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 11}},
+    {{"Hopper", Pass::bwd, true}, {13.5, 81, 6}},                // target missed: causal
+    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 31, 62}},  // worst: target missed
+    {{"Blackwell", Pass::fwd, true}, {11.5, 39, 41}},            // target missed
+    {{"Blackwell", Pass::bwd, false}, {9, 72.5, 76}},            // target missed
+    {{"Blackwell", Pass::bwd, true}, {kTargetMedian, 56, 53}},   // worst: target missed
 };
 
 TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
@@ -66,20 +66,20 @@ TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
   }
 }
 
-// Every record figure without a sliding window is modeled: the GPU models cover the record.
-TEST(RecordError, EveryFigureWithoutASlidingWindowIsModeled) {
+// Every record figure is modeled, sliding windows included: the GPU models cover the record.
+TEST(RecordError, EveryFigureIsModeled) {
   auto gpus = hw::load_all_specs(std::string(FA4_SOURCE_DIR) + "/models");
   ASSERT_TRUE(gpus.ok()) << gpus.error().message;
   auto figures = load_published_dir(std::string(FA4_SOURCE_DIR) + "/data/published/record");
   ASSERT_TRUE(figures.ok()) << figures.error().message;
   int modeled = 0;
   for (const FigureVsModel& c : compare_with_model(*gpus, *figures)) {
-    EXPECT_EQ(c.predicted_tflops.has_value(), c.figure->sliding_window == 0)
+    EXPECT_TRUE(c.predicted_tflops.has_value())
         << c.figure->gpu << " " << c.figure->kernel << " " << describe(c.figure->shape) << ": "
         << c.not_modeled;
     modeled += c.predicted_tflops.has_value();
   }
-  EXPECT_GE(modeled, 450);
+  EXPECT_EQ(modeled, int(figures->size()));
 }
 
 }  // namespace

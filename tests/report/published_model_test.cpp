@@ -51,12 +51,60 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
 }
 
-TEST(PublishedModel, SlidingWindowsAreNotModeledAndSayWhy) {
+// cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and it
+// walks the whole causal triangle under a sliding window; bf16, Hopper and the forward are not.
+TEST(PublishedModel, CudnnFp8BackwardOnBlackwellIsDeterministicAndWalksTheTriangle) {
+  PublishedFigure f = figure("gb200", "cudnn", Pass::bwd);
+  f.shape.dtype = Dtype::fp8;
+  f.shape.causal = true;
+  const ModeledAs fp8 = modeled_as(f, gpu("gb200"));
+  ASSERT_TRUE(fp8.options);
+  EXPECT_TRUE(fp8.options->deterministic);
+  EXPECT_TRUE(fp8.masks_window_without_skipping);
+  f.shape.headdim = 256;  // beyond the deterministic kernel's head dims
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->deterministic);
+  f.shape.headdim = 128;
+  f.shape.dtype = Dtype::bf16;
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->deterministic);
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).masks_window_without_skipping);
+  f.shape.dtype = Dtype::fp8;
+  EXPECT_FALSE(modeled_as(f, gpu("h200")).options->deterministic);
+  f.pass = Pass::fwd;
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).masks_window_without_skipping);
+
+  // With a window, the prediction is the triangle's time over the band's FLOPs.
+  f.pass = Pass::bwd;
+  f.shape.seqlen_q = f.shape.seqlen_k = 8192;
+  f.shape.window = 1024;
+  f.provenance = Provenance{};  // a benchmark's figure: its framework call counts
+  const std::vector<PublishedFigure> figures{f};
+  const auto rows = compare_with_model(gpus(), figures);
+  ASSERT_TRUE(rows[0].predicted_tflops);
+  AttnShape triangle = f.shape;
+  triangle.window = 0;
+  auto p = model::predict(gpu("gb200"), triangle, *rows[0].options);
+  ASSERT_TRUE(p.ok());
+  EXPECT_NEAR(*rows[0].predicted_tflops,
+              published_flops(f) / (p->time_s + model::factors::kFrameworkCallSeconds) / 1e12,
+              1e-9);
+}
+
+// cuDNN's benchmark counts a sliding window W's first W rows as a triangle with its diagonal,
+// then W keys a row.
+TEST(PublishedModel, DiagonalInclusiveCountsASlidingWindowsBand) {
   PublishedFigure f = figure("gb200", "cudnn", Pass::fwd);
-  f.sliding_window = 1024;
-  const ModeledAs as = modeled_as(f, gpu("gb200"));
-  EXPECT_FALSE(as.options);
-  EXPECT_NE(as.not_modeled.find("sliding window"), std::string::npos) << as.not_modeled;
+  f.shape.batch = 1;
+  f.shape.heads_q = f.shape.heads_kv = 1;
+  f.shape.seqlen_q = f.shape.seqlen_k = 4096;
+  f.shape.headdim = f.shape.headdim_v = 64;
+  f.shape.causal = true;
+  f.shape.window = 1024;
+  f.provenance = Provenance{};
+  f.provenance->flop_count = FlopCount::diagonal_inclusive;
+  const double pairs = 1024.0 * 1025 / 2 + (4096.0 - 1024) * 1024;
+  EXPECT_DOUBLE_EQ(published_flops(f), 2 * pairs * (64 + 64));
+  f.shape.window = 8192;  // wider than the sequence: the plain causal triangle
+  EXPECT_DOUBLE_EQ(published_flops(f), 2 * (4096.0 * 4097 / 2) * (64 + 64));
 }
 
 TEST(PublishedModel, DiagonalInclusiveCountsTheDiagonalAndFiveGemmsPerHeadDim) {

@@ -95,7 +95,7 @@ TEST(PublishedRecord, RolesFollowTheStatedRule) {
       const std::string origin = p.repository + p.path + std::to_string(p.pull_request) +
                                  std::to_string(p.issue) + p.commit + p.date;
       series[{origin, f.gpu, f.kernel, f.pass, s.dtype, s.causal, s.heads_q, s.heads_kv, s.headdim,
-              s.headdim_v, f.sliding_window}]
+              s.headdim_v, s.window}]
           .push_back(f);
     }
     for (auto& [key, members] : series) {
@@ -147,12 +147,12 @@ const std::string kOrigin =
     R"("flop_convention": "4bhs^2d"})";
 
 TEST_F(MalformedRecord, AWellFormedFigureLoadsWithItsProvenance) {
-  EXPECT_EQ(error_for(kOrigin, R"(, "origin": "o", "role": "fit", "sliding_window": 128)"), "");
+  EXPECT_EQ(error_for(kOrigin, R"(, "origin": "o", "role": "fit")"), "");
   auto figures = load_published(dir_ / "record.json");
   ASSERT_TRUE(figures.ok());
   ASSERT_TRUE((*figures)[0].provenance.has_value());
   EXPECT_EQ((*figures)[0].provenance->path, "p.csv");
-  EXPECT_EQ((*figures)[0].sliding_window, 128);
+  EXPECT_EQ((*figures)[0].shape.window, 0);
 }
 
 TEST_F(MalformedRecord, AFigureWithAnOriginMustSayItsRole) {
@@ -178,11 +178,20 @@ TEST_F(MalformedRecord, AnOriginNamesWhereAndWhen) {
   EXPECT_NE(error_for(no_convention, "").find("flop_convention"), std::string::npos);
 }
 
-TEST_F(MalformedRecord, ASlidingWindowFigureNamesNoModeledAlgorithm) {
-  EXPECT_NE(error_for(kOrigin, R"(, "modeled_as": "fa4", "sliding_window": 1024)")
-                .find("no sliding window"),
-            std::string::npos);
+// A figure's sliding window becomes its shape's window: positive, with the causal mask, given once.
+TEST_F(MalformedRecord, ASlidingWindowBecomesTheShapesWindow) {
   EXPECT_NE(error_for(kOrigin, R"(, "sliding_window": 0)").find("positive"), std::string::npos);
+  EXPECT_NE(error_for(kOrigin, R"(, "sliding_window": 128)").find("needs the causal mask"),
+            std::string::npos);
+  const fs::path file = dir_ / "record.json";
+  std::ofstream(file) << R"({"source": "published:test", "citation": "test", "origins": {"o": )"
+                      << kOrigin << R"(}, "figures": [{"gpu": "b200", "kernel": "cudnn", )"
+                      << R"("pass": "fwd", "shape": {"batch": 1, "heads": 8, "seqlen": 1024, )"
+                      << R"("headdim": 128, "causal": true}, "tflops": 100, "origin": "o", )"
+                      << R"("role": "fit", "sliding_window": 128}]})";
+  auto figures = load_published(file);
+  ASSERT_TRUE(figures.ok()) << figures.error().message;
+  EXPECT_EQ((*figures)[0].shape.window, 128);
 }
 
 // A figure left out of the error bounds names one of its file's reasons; the reason is kept, and

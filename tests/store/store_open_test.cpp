@@ -108,6 +108,38 @@ TEST(StoreOpen, MigratesAVersionOneDatabaseForward) {
   EXPECT_EQ((*runs)[0].measurements, 0);
 }
 
+// Version 4 adds the sliding window: earlier rows keep every field and get none (0), and the
+// rebuilt published table keeps its figures.
+TEST(StoreOpen, MigratesAVersionThreeDatabaseToTheSlidingWindow) {
+  TempDir dir;
+  const std::string path = dir.file("v3.db");
+  {
+    Db db = raw_open(path);
+    for (int version = 1; version <= 3; ++version)
+      ASSERT_TRUE(apply_migration(db.get(), version).ok());
+    raw_exec(db.get(), R"sql(
+      INSERT INTO runs (revision, host, command_line, kind)
+        VALUES ('v0.3', 'h', 'predict', 'predict');
+      INSERT INTO predictions VALUES (NULL, 1, 1, 16, 16, 4096, 4096, 128, 128, 1, 'bf16', 'fwd',
+        'b200', 'fa4', 128, 128, 0.125, 1, 0, 1, 2, 0, 3, 4, 0, 5, 0, 'fma', 5, 4, 3, 32, 1024,
+        0.5, 0.001, 1e12, 1000, 0.5, 'fma', '1');
+      INSERT INTO published (source, citation, gpu, kernel, batch, heads_q, heads_kv, seqlen_q,
+        seqlen_k, headdim, headdim_v, causal, dtype, pass, tflops, notes)
+        VALUES ('fa4-paper', 'Figure 5', 'b200', 'fa4', 1, 16, 16, 4096, 4096, 128, 128, 1,
+        'bf16', 'fwd', 1200, 'n');
+    )sql");
+  }
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), 4);
+  EXPECT_EQ(scalar(*store, "SELECT sliding_window FROM predictions"), 0);
+  EXPECT_EQ(scalar(*store, "SELECT COUNT(*) FROM v_latest_predictions"), 1);
+  EXPECT_EQ(scalar(*store,
+                   "SELECT COUNT(*) FROM published WHERE tflops = 1200 AND "
+                   "sliding_window = 0 AND notes = 'n'"),
+            1);
+}
+
 TEST(StoreOpen, MigrationsRefuseToSkipAVersion) {
   auto db = open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   ASSERT_TRUE(db.ok());

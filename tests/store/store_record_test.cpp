@@ -120,7 +120,8 @@ TEST(StoreRecord, RecordPredictionsReturnsTheIdsInTheOrderGiven) {
 
 TEST(StoreRecord, APredictionRoundTripsEveryField) {
   Store store = memory_store();
-  const model::Prediction p = sample_prediction();
+  model::Prediction p = sample_prediction();
+  p.shape.window = 512;
   auto run = store.begin_run({});
   ASSERT_TRUE(run.ok());
   auto recorded = store.record_predictions(*run, {p});
@@ -139,6 +140,7 @@ TEST(StoreRecord, APredictionRoundTripsEveryField) {
   EXPECT_EQ(integer("headdim"), 128);
   EXPECT_EQ(integer("headdim_v"), 64);
   EXPECT_EQ(integer("causal"), 1);
+  EXPECT_EQ(integer("sliding_window"), 512);
   EXPECT_EQ(text("dtype"), "fp16");
   EXPECT_EQ(text("pass"), "bwd");
   EXPECT_EQ(text("gpu"), "b200");
@@ -169,7 +171,7 @@ TEST(StoreRecord, APredictionRoundTripsEveryField) {
   EXPECT_EQ(real("fraction_of_peak"), 0.185);
   EXPECT_EQ(text("bottleneck"), "hbm");
   EXPECT_EQ(text("model_version"), "test-7");
-  EXPECT_EQ(row.size(), 40u) << "a new column needs a line in this test";
+  EXPECT_EQ(row.size(), 41u) << "a new column needs a line in this test";
 
   auto factors = store.query(
       "SELECT position, name, value, meaning, fitted_to FROM prediction_factors ORDER BY "
@@ -318,6 +320,29 @@ TEST(StoreRecord, PredictionsNeedARun) {
   auto failed = store.record_predictions(42, {sample_prediction()});
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().message, ":memory: has no run 42: start one with begin_run first");
+}
+
+// The same problem with a sliding window is another figure, replaced in its turn.
+TEST(StoreRecord, ASlidingWindowMakesAnotherPublishedFigure) {
+  Store store = memory_store();
+  PublishedFigure figure{.source = "cudnn-frontend",
+                         .citation = "gpt-oss CSV",
+                         .gpu = "gb200",
+                         .kernel = "cudnn",
+                         .shape = sample_prediction().shape,
+                         .pass = Pass::fwd,
+                         .tflops = 600};
+  PublishedFigure windowed = figure;
+  windowed.shape.window = 1024;
+  ASSERT_TRUE(store.record_published({figure, windowed}).ok());
+  EXPECT_EQ(count(store, "published"), 2);
+  windowed.tflops = 650;
+  ASSERT_TRUE(store.record_published({windowed}).ok());
+  EXPECT_EQ(count(store, "published"), 2);
+  auto row =
+      single_row(store, "SELECT tflops, sliding_window FROM published WHERE sliding_window > 0");
+  EXPECT_EQ(std::get<double>(row["tflops"]), 650.0);
+  EXPECT_EQ(std::get<std::int64_t>(row["sliding_window"]), 1024);
 }
 
 TEST(StoreRecord, PublishedFiguresAreReplacedNotDuplicated) {
