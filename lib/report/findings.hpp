@@ -18,12 +18,14 @@ namespace fa4::report {
 
 struct HeldOutError {
   int n = 0;
+  int outside_bounds = 0;  // held-out figures left out: their data file gives the reason
   double median_abs_percent = 0;
   double worst_percent = 0;  // signed: (model - published) / published
   std::string worst_figure;  // "h200 sdpa-flash bwd b1 h16/16 s512x512 d128 bf16 causal"
 };
 // Over the held-out figures (role "" or "held_out", the top-level files and data/published/record
-// alike) that the model predicts; nothing when there is none.
+// alike) that the model predicts, those whose data file leaves them out of the bounds apart (they
+// are counted); nothing when there is none.
 std::optional<HeldOutError> held_out_error(const std::vector<hw::Spec>& gpus,
                                            const std::vector<PublishedFigure>& figures);
 

@@ -261,19 +261,25 @@ std::string published_section(const std::vector<hw::Spec>& gpus,
 
 std::optional<HeldOutError> held_out_error(const std::vector<hw::Spec>& gpus,
                                            const std::vector<PublishedFigure>& figures) {
-  std::vector<Compared> held_out;
-  for (Compared& c : compare_with_model(gpus, figures))
-    if (c.predicted_tflops && (c.figure->role.empty() || c.figure->role == "held_out"))
-      held_out.push_back(std::move(c));
-  if (held_out.empty()) return std::nullopt;
+  std::vector<Compared> kept;
+  int outside = 0;
+  for (Compared& c : compare_with_model(gpus, figures)) {
+    if (!c.predicted_tflops || !held_out(*c.figure)) continue;
+    if (within_bounds(*c.figure))
+      kept.push_back(std::move(c));
+    else
+      ++outside;
+  }
+  if (kept.empty()) return std::nullopt;
   std::vector<double> errors;
-  for (const Compared& c : held_out) errors.push_back(std::abs(c.error_percent()));
+  for (const Compared& c : kept) errors.push_back(std::abs(c.error_percent()));
   std::sort(errors.begin(), errors.end());
   const std::size_t n = errors.size();
-  const auto worst = std::max_element(held_out.begin(), held_out.end(), [](auto& a, auto& b) {
+  const auto worst = std::max_element(kept.begin(), kept.end(), [](auto& a, auto& b) {
     return std::abs(a.error_percent()) < std::abs(b.error_percent());
   });
-  return HeldOutError{int(n), n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2,
+  return HeldOutError{int(n), outside,
+                      n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2,
                       worst->error_percent(), figure_text(*worst->figure)};
 }
 

@@ -72,10 +72,17 @@ std::string trust_line(const std::vector<hw::Spec>& gpus,
                        const std::vector<PublishedFigure>& figures) {
   const auto e = held_out_error(gpus, figures);
   if (!e) return "- No held-out figure names the algorithm that models it.\n";
+  const std::string left_out =
+      e->outside_bounds ? fmt::format(
+                              " ({} more are left out of the bounds, each with its reason in "
+                              "its data file)",
+                              e->outside_bounds)
+                        : "";
   return fmt::format(
-      "- On the {} held-out published and measured figures it models: median absolute error {}, "
+      "- On the {} held-out published and measured figures it models{}: median absolute error {}, "
       "worst {} ({}).\n",
-      e->n, percent(e->median_abs_percent), signed_percent(e->worst_percent), e->worst_figure);
+      e->n, left_out, percent(e->median_abs_percent), signed_percent(e->worst_percent),
+      e->worst_figure);
 }
 
 // B200's predicted gains, then the gain measured on each Hopper GPU where fa3 and fa4 ran.

@@ -5,6 +5,7 @@
 
 #include "hw/loader.hpp"
 #include "model/factors.hpp"
+#include "report/findings.hpp"
 #include "report/published.hpp"
 #include "report_inputs.hpp"
 
@@ -142,6 +143,26 @@ TEST(PublishedModel, PredictionUsesTheFiguresFlopsAndItsCallTime) {
               published_flops(f) / (p->time_s + model::factors::kFrameworkCallSeconds) / 1e12,
               1e-9);
   EXPECT_NEAR(rows[0].error_percent(), 100 * (*rows[0].predicted_tflops - 1000) / 1000, 1e-9);
+}
+
+// The summary's trust line: held-out figures within the bounds, the ones left out counted apart.
+TEST(PublishedModel, HeldOutErrorLeavesOutFiguresOutsideTheBoundsAndCountsThem) {
+  PublishedFigure kept = figure("gb200", "cudnn", Pass::fwd);
+  kept.shape.seqlen_q = kept.shape.seqlen_k = 8192;
+  PublishedFigure left_out = kept;
+  left_out.tflops = 100;  // far off: would be the worst figure
+  left_out.outside_bounds = "pytorch_path";
+  PublishedFigure fitted = kept;
+  fitted.role = "fit";
+  fitted.tflops = 50;
+  const auto e = held_out_error(gpus(), {kept, left_out, fitted});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->n, 1);
+  EXPECT_EQ(e->outside_bounds, 1);
+  const std::vector<PublishedFigure> alone{kept};
+  const auto only = compare_with_model(gpus(), alone);
+  ASSERT_EQ(only.size(), 1u);
+  EXPECT_DOUBLE_EQ(e->worst_percent, only[0].error_percent());
 }
 
 TEST(PublishedModel, AGpuNamedByArchitectureIsModeledOnItsStandIn) {
