@@ -44,6 +44,14 @@ constexpr KeyBlocks key_blocks_for(std::int64_t headdim, std::int64_t seqlen_k) 
 // at hd64, 64 at hd128 and hd256, where dK and dV take d/2 registers per thread each.
 inline constexpr int kBwdBlockN = 128;
 constexpr int bwd_query_block(int headdim) { return headdim == 64 ? 128 : 64; }
+// dQ = dS K per consumer warpgroup, in 64-column chunks: a 128-query block splits its rows over the
+// two warpgroups (every column each), a 64-query block its columns (d / 2 each). Chunks after the
+// first are issued, waited for and added one after the other (hd256: 2 a warpgroup).
+constexpr int bwd_dq_chunks(int headdim) {
+  return (bwd_query_block(headdim) == 128 ? headdim : headdim / 2) / 64;
+}
+// Q and dO ring stages: 2, or 1 at hd256, where K and V take 128 KiB of shared memory.
+constexpr int bwd_ring_stages(int headdim) { return headdim == 256 ? 1 : 2; }
 // fa3_bwd adds dQ by bulk reduce-adds from a shared-memory staging tile only at hd128. At hd64
 // vector atomics from registers measured 1.03-1.18x faster at every shape of the FA3-paper sweep
 // (lent H200, data/runs/2026-11-23-h200-bwd.db: the staging tile's 128 rows a step outlast the

@@ -65,6 +65,12 @@ constexpr ReportedText kReported[] = {
      "cycles per query block and pass lost at fa3_bwd's wgmma waits and dS barrier", kOurBwdRun},
     {"lab_fa3_dq_atomic_cycles", "cycles per float32 dQ element added by atomics (fa3_bwd)",
      kOurBwdRun},
+    {"lab_fa3_one_stage_ring_cycles",
+     "cycles per query block and pass a one-stage Q/dO ring exposes (fa3_bwd at hd256)",
+     kOurBwdRun},
+    {"lab_fa3_serial_dq_chunk_cycles",
+     "cycles per float32 dQ element of fa3_bwd's chunks after the first (hd256), exposed",
+     kOurBwdRun},
     {"lab_fa3_bulk_reduce_row_cycles",
      "cycles per dQ row of fa3_bwd's bulk reduce-adds from its single staging tile", kOurBwdRun},
     {"fa2_slot_store_exposure",
@@ -217,6 +223,16 @@ const Constant kConstants[] = {
      name_of(Reported::lab_fa3_dq_atomic_cycles),
      "cycles per float32 dQ element that fa3_bwd's consumers spend on red.global.add.v2.f32; "
      "fitted to fa3_bwd_atomics against fa3_bwd at hd128 on the lab's H200"},
+    {"kLabFa3OneStageRingCycles", kLabFa3OneStageRingCycles, "fitted",
+     name_of(Reported::lab_fa3_one_stage_ring_cycles),
+     "cycles per query block and pass that a one-stage Q/dO ring exposes in fa3_bwd (hd256): the "
+     "next block's loads wait for this block's GEMMs; fitted to fa3_bwd_one_stage against "
+     "fa3_bwd at hd128 on the lab's H200"},
+    {"kLabFa3SerialDqChunkCyclesPerElement", kLabFa3SerialDqChunkCyclesPerElement, "fitted",
+     name_of(Reported::lab_fa3_serial_dq_chunk_cycles),
+     "cycles per float32 dQ element of fa3_bwd's dQ chunks after a warpgroup's first (hd256), "
+     "issued, waited for and added with nothing in flight; fitted to fa3_bwd at hd256 on the "
+     "lab's H200"},
     {"kLabFa3BulkReduceRowCycles", kLabFa3BulkReduceRowCycles, "fitted",
      name_of(Reported::lab_fa3_bulk_reduce_row_cycles),
      "cycles per dQ row of fa3_bwd's bulk reduce-adds; its single staging tile makes a tile last "

@@ -170,19 +170,31 @@ inline constexpr double kFa2BackwardLdmatrixShare = 0.6;
 inline constexpr double kBackwardKeyBlockIoExposure = 1.4;
 
 // fa3_bwd's consumer warpgroups are held in phase by the dS barrier (both warpgroups' dS must be
-// in shared memory before dQ = dS K), and each query block waits on its GEMMs three times (S^T
-// and dP^T before exp2; dQ; dV and dK before the next S^T): the tensor pipe drains at each wait.
-// (That is how we read the kernel; the value is fitted.) Cycles lost per query block and pass
-// beyond the GEMMs and the elementwise stream, which the model's persistent backward exposes in
-// full already (kOverlapPersistentBackward). Fitted to fa3_bwd at hd128 (bulk reduce) together
-// with the dQ terms below.
-inline constexpr double kLabFa3BackwardStepWaitCycles = 1400;
-// fa3_bwd_atomics (and fa3_bwd at hd256, which has no room for the staging tile) adds dQ with
-// red.global.add.v2.f32 from the consumers' registers: cycles per float32 element of a query
-// block's dQ (M x d per tile) that the consumers spend issuing them and waiting on the LSU queue.
-// Fitted from atomics against bulk reduce at hd128 (6.5k against 5.2k cycles a tile) and checked
-// at hd64 (within 4%).
-inline constexpr double kLabFa3DqAtomicCyclesPerElement = 0.147;
+// in shared memory before dQ = dS K), and each query block waits on its GEMMs (S^T and dP^T
+// before exp2; dQ; dK before the next S^T); run 5 of its notes counts the hd128 step as bound by
+// shared-memory bytes per FLOP as much as by the waits (the waits cost nothing measurable there:
+// fa3_bwd_no_overlap runs as fast). Cycles lost per query block and pass beyond the GEMMs and the
+// elementwise stream, which the model's persistent backward exposes in full already
+// (kOverlapPersistentBackward). Fitted to fa3_bwd at hd128 (bulk reduce; 12 figures of
+// data/runs/2026-11-23-h200-bwd-2.db, run 1) together with the dQ and ring terms below.
+inline constexpr double kLabFa3BackwardStepWaitCycles = 800;
+// A one-stage Q/dO ring (fa3_bwd at hd256, where K and V take 128 KiB; the fa3_bwd_one_stage
+// ablation): the next query block's TMA loads wait until this block's GEMMs have read the stage,
+// so their latency is exposed once per query block and pass. Fitted to fa3_bwd_one_stage against
+// fa3_bwd at hd128 (run 4 against run 1 of the same file: 1.05-1.11x slower, 0.98x at s16k
+// causal) and checked at hd256 (both passes).
+inline constexpr double kLabFa3OneStageRingCycles = 600;
+// fa3_bwd_atomics (and fa3_bwd at hd64 and hd256) adds dQ with red.global.add.v2.f32 from the
+// consumers' registers: cycles per float32 element of a query block's dQ (M x d per tile) that
+// the consumers spend issuing them and waiting on the LSU queue. Fitted to fa3_bwd_atomics against
+// fa3_bwd at hd128 (run 4 against run 1: 1.02-1.09x slower) and checked at hd64.
+inline constexpr double kLabFa3DqAtomicCyclesPerElement = 0.04;
+// fa3_bwd's dQ chunks after a warpgroup's first (hd256: its second 64 columns) are issued, waited
+// for and added by atomics one after the other, with no GEMM of the warpgroup in flight: cycles
+// per float32 element of those chunks (the chunk's GEMM latency and its atomics, exposed). Fitted
+// to fa3_bwd at hd256 (12 figures of data/runs/2026-11-23-h200-bwd-2.db, run 1), the only
+// configuration with such chunks.
+inline constexpr double kLabFa3SerialDqChunkCyclesPerElement = 0.23;
 // fa3_bwd's reduce warp adds a query block's dQ with one bulk reduce-add per row from a single
 // staging tile, which the next query block's dQ must wait for: a tile lasts at least this many
 // cycles per dQ row. Binding at hd64 (128 rows of 256 bytes a tile; measured 8.3k cycles against
@@ -300,6 +312,8 @@ enum class Reported {
   key_block_io_exposure,           // kBackwardKeyBlockIoExposure
   lab_fa3_step_wait_cycles,        // kLabFa3BackwardStepWaitCycles
   lab_fa3_dq_atomic_cycles,        // kLabFa3DqAtomicCyclesPerElement
+  lab_fa3_one_stage_ring_cycles,   // kLabFa3OneStageRingCycles
+  lab_fa3_serial_dq_chunk_cycles,  // kLabFa3SerialDqChunkCyclesPerElement
   lab_fa3_bulk_reduce_row_cycles,  // kLabFa3BulkReduceRowCycles
   fa2_slot_store_exposure,         // kFa2DeterministicSlotStoreExposure
   overlap_persistent_backward,     // kOverlapPersistentBackward

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "core/fa3_tiles.hpp"
 #include "model/algorithm_traits.hpp"
 #include "model/factors.hpp"
 #include "model/model.hpp"
@@ -386,7 +387,20 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
   p.tile_time_cycles += passes * factors::kLabFa3BackwardStepWaitCycles;
   p.factors.push_back(factors::reported(factors::Reported::lab_fa3_step_wait_cycles,
                                         factors::kLabFa3BackwardStepWaitCycles));
+  if (fa3_tiles::bwd_ring_stages(int(s.headdim)) == 1) {
+    p.tile_time_cycles += passes * factors::kLabFa3OneStageRingCycles;
+    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_one_stage_ring_cycles,
+                                          factors::kLabFa3OneStageRingCycles));
+  }
   const double dq_rows = p.tile.m;
+  const int chunks = fa3_tiles::bwd_dq_chunks(int(s.headdim));
+  if (chunks > 1) {
+    const double serial_columns = double(s.headdim) * (chunks - 1) / chunks;
+    p.tile_time_cycles +=
+        factors::kLabFa3SerialDqChunkCyclesPerElement * dq_rows * serial_columns;
+    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_serial_dq_chunk_cycles,
+                                          factors::kLabFa3SerialDqChunkCyclesPerElement));
+  }
   if (lab_fa3_dq_add(s, o) == DqAdd::atomics) {
     p.tile_time_cycles += factors::kLabFa3DqAtomicCyclesPerElement * dq_rows * double(s.headdim);
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_dq_atomic_cycles,

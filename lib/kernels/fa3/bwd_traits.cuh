@@ -52,7 +52,7 @@ struct BwdTraits {
   static_assert(kBlockN == fa3_tiles::kBwdBlockN, "two consumer warpgroups of 64 keys");
   static constexpr int kBlockM = fa3_tiles::bwd_query_block(HeadDim);
   // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
-  static constexpr int kStages = HeadDim == 256 || !V.double_buffered_ring ? 1 : 2;
+  static constexpr int kStages = V.double_buffered_ring ? fa3_tiles::bwd_ring_stages(HeadDim) : 1;
   static constexpr bool kOverlapGemms = V.overlap_gemms && fa3_tiles::bwd_overlap_gemms(HeadDim);
   static constexpr bool kPersistent = V.persistent;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
@@ -86,6 +86,7 @@ struct BwdTraits {
   static constexpr int kAccRegs = HeadDim / 2;  // dV, dK: 64 keys x d
   // dQ = dS K runs in 64-column chunks (one at hd64/hd128, two at hd256), 32 registers each.
   static constexpr int kDqChunks = kDqCols / kColumnBlock;
+  static_assert(kDqChunks == fa3_tiles::bwd_dq_chunks(HeadDim), "the model's dQ chunk count");
   static constexpr int kDqRegs = kColumnBlock / 2;
   static constexpr int kKStepBytes = kMmaK * 2;
   static constexpr int kKStepsPerColumnBlock = kColumnBlock / kMmaK;
