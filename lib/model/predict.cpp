@@ -396,8 +396,7 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
   const int chunks = fa3_tiles::bwd_dq_chunks(int(s.headdim));
   if (chunks > 1) {
     const double serial_columns = double(s.headdim) * (chunks - 1) / chunks;
-    p.tile_time_cycles +=
-        factors::kLabFa3SerialDqChunkCyclesPerElement * dq_rows * serial_columns;
+    p.tile_time_cycles += factors::kLabFa3SerialDqChunkCyclesPerElement * dq_rows * serial_columns;
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_serial_dq_chunk_cycles,
                                           factors::kLabFa3SerialDqChunkCyclesPerElement));
   }
