@@ -12,12 +12,13 @@
 // preprocessing, main kernel, dQ conversion), with backward FLOPs (2.5 x forward).
 //
 // Shapes follow the FA papers: `--tokens` total (batch = tokens / seqlen), heads = hidden /
-// headdim. FLOPs = 4 * b * h * s^2 * d, halved when causal (core/shape.hpp).
+// headdim, kv heads = heads / --group (GQA). FLOPs = 4 * b * h * s^2 * d, halved when causal
+// (core/shape.hpp).
 //
 //   kernel_timing [--kernels fa2,naive] [--headdim 128] [--seqlens 4096,8192,16384]
 //                 [--causal both|0|1] [--dtype bf16|fp16] [--tokens 16384] [--hidden 2048]
 //                 [--samples 30] [--warmup 5] [--rounds 1] [--csv FILE] [--no-ceilings]
-//                 [--pass fwd|bwd] [--forward fa2]
+//                 [--pass fwd|bwd] [--forward fa2] [--group 1]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -55,6 +56,7 @@ struct Options {
   Dtype dtype = Dtype::bf16;
   std::int64_t tokens = 16384;
   std::int64_t hidden = 2048;
+  std::int64_t group = 1;  // query heads per kv head
   int samples = 30;
   int warmup = 5;
   int rounds = 1;
@@ -105,6 +107,8 @@ Result<Options> parse(int argc, char** argv) {
         o.tokens = std::stoll(value);
       else if (flag == "--hidden")
         o.hidden = std::stoll(value);
+      else if (flag == "--group")
+        o.group = std::stoll(value);
       else if (flag == "--samples")
         o.samples = std::stoi(value);
       else if (flag == "--warmup")
@@ -239,15 +243,18 @@ Status run(const Options& o) {
   std::printf("%-22s %-34s %10s %10s %10s %9s  %s\n", "kernel", "shape", "median_ms", "min_ms",
               "max_ms", "TFLOP/s", "check");
   for (std::int64_t seqlen : o.seqlens)
-    if (seqlen <= 0 || o.tokens % seqlen != 0 || o.hidden % o.headdim != 0)
-      return Error{"--tokens must be a multiple of each seqlen and --hidden of --headdim"};
+    if (seqlen <= 0 || o.tokens % seqlen != 0 || o.hidden % o.headdim != 0 || o.group < 1 ||
+        (o.hidden / o.headdim) % o.group != 0)
+      return Error{
+          "--tokens must be a multiple of each seqlen, --hidden of --headdim, and the heads "
+          "(hidden / headdim) of --group"};
   for (std::int64_t seqlen : o.seqlens)
     for (bool causal : o.causal)
       for (int round = 0; round < o.rounds; ++round)
         for (const kernels::Kernel* kernel : selected) {
           const AttnShape shape{.batch = o.tokens / seqlen,
                                 .heads_q = o.hidden / o.headdim,
-                                .heads_kv = o.hidden / o.headdim,
+                                .heads_kv = o.hidden / o.headdim / o.group,
                                 .seqlen_q = seqlen,
                                 .seqlen_k = seqlen,
                                 .headdim = o.headdim,
