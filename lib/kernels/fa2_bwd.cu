@@ -6,13 +6,9 @@
 //   1. preprocessing (bwd_common): D = rowsum(dO o O) and LSE * log2(e) per query row into the
 //      workspace; zeroes the float32 dQ accumulator.
 //   2. the main kernel, one thread block per (key block of kBlockN keys, kv head, batch). K_j and
-//      V_j stay in shared memory and dK_j, dV_j in registers while the block walks the query
-//      blocks of kBlockM rows that see any of its keys (causal: from the block holding row
-//      key0 - (seqlen_k - seqlen_q) on), last block first, and inside each the query heads of its
-//      GQA group. Every key block's walk starts at the same (last) query block, so the blocks of
-//      one kv head read the same Q and dO and add into the same dQ rows at about the same time:
-//      L2 holds them (walking head by head, a causal grid's blocks drift apart by whole heads
-//      and a large group's Q, dO and dQ no longer fit). Per query block:
+//      V_j stay in shared memory and dK_j, dV_j in registers while the block walks the query heads
+//      of its GQA group and, per head, the query blocks of kBlockM rows that see any of its keys
+//      (causal: from the block holding row key0 - (seqlen_k - seqlen_q) on). Per query block:
 //        S  = Q K^T                    P = 2^(S * scale*log2e - LSE*log2e)   (masked: P = 0)
 //        dP = dO V^T                   dS = P o (dP - D)
 //        dV += P^T dO                  dK += dS^T Q        dQ_acc += dS K (float32, atomics)
@@ -351,11 +347,8 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   // Query blocks that see a key of this block: rows >= key0 - causal_shift when causal.
   const int m_blocks = (p.seqlen_q + T::kBlockM - 1) / T::kBlockM;
   const int m_begin = p.causal ? min(m_blocks, max(0, key0 - causal_shift) / T::kBlockM) : 0;
-  const int iterations = (m_blocks - m_begin) * p.heads_per_kv_head;
-  // Iteration `it`: query head (within the batch) and query block, in the order the header says.
-  const int group_head0 = kv_head * p.heads_per_kv_head;
-  const auto head_of = [&](int it) { return group_head0 + it % p.heads_per_kv_head; };
-  const auto m_block_of = [&](int it) { return m_blocks - 1 - it / p.heads_per_kv_head; };
+  const int per_head = m_blocks - m_begin;
+  const int iterations = per_head * p.heads_per_kv_head;
 
   const std::int64_t kv_offset =
       ((std::int64_t(batch) * p.heads_kv + kv_head) * p.seqlen_k + key0) * T::kHeadDim;
@@ -364,7 +357,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
                                    p.seqlen_k - key0);
     copy_tile_async<T, T::kBlockN>(shared + T::kVOffset,
                                    static_cast<const Element*>(p.v) + kv_offset, p.seqlen_k - key0);
-    copy_query_block_async<T>(shared, 0, p, batch, head_of(0), m_block_of(0));
+    copy_query_block_async<T>(shared, 0, p, batch, kv_head * p.heads_per_kv_head, m_begin);
     cp_async_commit();
   }
 
@@ -386,8 +379,8 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const LaneOffsets<kDimRowBytes> dq_b = b_transposed<kDimRowBytes>(dq_col0, lane);  // K
 
   for (int it = 0; it < iterations; ++it) {
-    const int head = head_of(it);
-    const int m_block = m_block_of(it);
+    const int head = kv_head * p.heads_per_kv_head + it / per_head;
+    const int m_block = m_begin + it % per_head;
     const int m0 = m_block * T::kBlockM;
     const int stage = it % 2;
     const float* lse_log2 = shared_floats + (T::kLseOffset + stage * T::kRowFloatsBytes) / 4;
@@ -397,7 +390,10 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     cp_async_wait<0>();  // this query block (and K, V) landed
     __syncthreads();     // ... for every warp; every warp is done with the previous block
     if (it + 1 < iterations) {
-      copy_query_block_async<T>(shared, 1 - stage, p, batch, head_of(it + 1), m_block_of(it + 1));
+      const int next = it + 1;
+      copy_query_block_async<T>(shared, 1 - stage, p, batch,
+                                kv_head * p.heads_per_kv_head + next / per_head,
+                                m_begin + next % per_head);
       cp_async_commit();
     }
 

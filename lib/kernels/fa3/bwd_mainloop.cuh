@@ -111,7 +111,10 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
                   smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
     tma_load_2d(smem.delta(ring.index), &p.delta_map, smem.do_full(ring.index), m0, qb.bh_q);
     ring.template advance<T::kStages>();
-    qb.advance(p, tile);
+    if (++qb.m_block == p.m_blocks) {  // the next query head of the group
+      qb.m_block = tile.m_first;
+      ++qb.bh_q;
+    }
   }
 }
 
@@ -461,7 +464,10 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       previous = at.index;
       st.ring.template advance<T::kStages>();
       ++st.iterations;
-      qb.advance(p, tile);
+      if (++qb.m_block == p.m_blocks) {  // the next query head of the group
+        qb.m_block = tile.m_first;
+        ++qb.bh_q;
+      }
     }
     wgmma_wait<0>();
     if (tile.iterations > 0) free_previous();

@@ -7,13 +7,8 @@
 //     diagonal, most for the first block, so each section of causal_group heads is taken
 //     heaviest key block first (the host sizes sections to whole snake round pairs, as the
 //     forward's causal sections: a section's heads stay resident in L2 together).
-// Inside a tile the CTA walks the query blocks that see its key block, last block first, and
-// inside each the query heads of its kv head's group (GQA: dK and dV sum in registers, no
-// atomics). Every tile's walk starts at the same (last) query block, so the CTAs of one kv head
-// read the same Q and dO and add into the same dQ rows at about the same time, and L2 holds them.
-// Walked head by head instead, a causal grid's CTAs drift apart by whole heads (a tile's length
-// per head differs with its key block), and a large group's Q, dO and dQ accumulator fall out of
-// L2 (NOTES_BWD.md, run 6).
+// Inside a tile the CTA loops over the query heads of its kv head's group (GQA: dK and dV sum in
+// registers, no atomics) and, for each, over the query blocks that see the key block.
 #pragma once
 
 #include "kernels/fa3/bwd_traits.cuh"
@@ -23,9 +18,9 @@ namespace fa4::kernels::fa3 {
 struct BwdTile {
   int n_block;
   int bh_kv;       // batch * heads_kv + kv head
+  int m_first;     // first query block that sees the key block
   int m_count;     // query blocks per query head (0: no query row sees a key of the block)
   int iterations;  // m_count * heads_per_kv_head
-  int bh_q0;       // batch * heads_q + the group's first query head
 };
 
 struct BwdTileScheduler {
@@ -67,28 +62,22 @@ struct BwdTileScheduler {
       m_first = first_row <= 0 ? 0 : first_row / T::kBlockM;
     }
     const int m_count = max(0, p.m_blocks - m_first);
-    return BwdTile{n_block, bh, m_count, m_count * p.heads_per_kv_head,
-                   bh * p.heads_per_kv_head};
+    return BwdTile{n_block, bh, m_first, m_count, m_count * p.heads_per_kv_head};
   }
 };
 
-// Query iteration `i` of a tile (the order the header says): query head (within the batch) and
-// query block. advance() steps to iteration i + 1 without a division (the producer's registers).
+// Query iteration `i` of a tile: query head (within the batch) and query block.
 struct BwdQueryBlock {
   int bh_q;  // batch * heads_q + query head
   int m_block;
-
-  __device__ __forceinline__ void advance(const BwdParams& p, const BwdTile& tile) {
-    if (++bh_q == tile.bh_q0 + p.heads_per_kv_head) {
-      bh_q = tile.bh_q0;
-      --m_block;
-    }
-  }
 };
 __device__ __forceinline__ BwdQueryBlock query_block(const BwdParams& p, const BwdTile& tile,
                                                      int i) {
-  return BwdQueryBlock{tile.bh_q0 + i % p.heads_per_kv_head,
-                       p.m_blocks - 1 - i / p.heads_per_kv_head};
+  const int in_group = i / tile.m_count;
+  const int batch = tile.bh_kv / p.heads_kv;
+  const int head_kv = tile.bh_kv - batch * p.heads_kv;
+  return BwdQueryBlock{batch * p.heads_q + head_kv * p.heads_per_kv_head + in_group,
+                       tile.m_first + (i - in_group * tile.m_count)};
 }
 
 }  // namespace fa4::kernels::fa3
