@@ -236,7 +236,8 @@ const Constant kConstants[] = {
     {"kLabFa3BulkReduceRowCycles", kLabFa3BulkReduceRowCycles, "fitted",
      name_of(Reported::lab_fa3_bulk_reduce_row_cycles),
      "cycles per dQ row of fa3_bwd's bulk reduce-adds; its single staging tile makes a tile last "
-     "at least rows x this (binding at hd64); fitted to fa3_bwd at hd64 on the lab's H200"},
+     "at least rows x this; fitted to fa3_bwd at hd64 on the lab's H200 when hd64 took this path; "
+     "binds nowhere today (hd64 adds dQ by atomics, hd128's 64 rows stay below its tile time)"},
     {"kFa2DeterministicSlotStoreExposure", kFa2DeterministicSlotStoreExposure, "fitted",
      name_of(Reported::fa2_slot_store_exposure),
      "share of the HBM time of fa2_bwd_deterministic's dQ slot stores exposed beside its main "

@@ -197,9 +197,10 @@ inline constexpr double kLabFa3DqAtomicCyclesPerElement = 0.04;
 inline constexpr double kLabFa3SerialDqChunkCyclesPerElement = 0.23;
 // fa3_bwd's reduce warp adds a query block's dQ with one bulk reduce-add per row from a single
 // staging tile, which the next query block's dQ must wait for: a tile lasts at least this many
-// cycles per dQ row. Binding at hd64 (128 rows of 256 bytes a tile; measured 8.3k cycles against
-// 5.9k without it, where atomics are faster); hidden at hd128 (64 rows of 512 bytes). Fitted to
-// fa3_bwd at hd64.
+// cycles per dQ row. Fitted to fa3_bwd at hd64 when it still took the bulk reduce there (128 rows
+// of 256 bytes a tile; measured 8.3k cycles against 5.9k without it). hd64 now adds dQ by atomics
+// (core/fa3_tiles.hpp), so the floor binds nowhere today: at hd128 (64 rows) it stays below the
+// tile time, which backward_fit_test checks. It is kept as the bulk-reduce path's floor.
 inline constexpr double kLabFa3BulkReduceRowCycles = 62;
 
 // fa2_bwd_deterministic's main kernel stores each key block's dQ part into its own float32 slot

@@ -261,26 +261,20 @@ std::string published_section(const std::vector<hw::Spec>& gpus,
 
 std::optional<HeldOutError> held_out_error(const std::vector<hw::Spec>& gpus,
                                            const std::vector<PublishedFigure>& figures) {
-  std::vector<Compared> kept;
+  const std::vector<Compared> compared = compare_with_model(gpus, figures);
+  std::vector<const Compared*> kept;
   int outside = 0;
-  for (Compared& c : compare_with_model(gpus, figures)) {
+  for (const Compared& c : compared) {
     if (!c.predicted_tflops || !held_out(*c.figure)) continue;
     if (within_bounds(*c.figure))
-      kept.push_back(std::move(c));
+      kept.push_back(&c);
     else
       ++outside;
   }
   if (kept.empty()) return std::nullopt;
-  std::vector<double> errors;
-  for (const Compared& c : kept) errors.push_back(std::abs(c.error_percent()));
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  const auto worst = std::max_element(kept.begin(), kept.end(), [](auto& a, auto& b) {
-    return std::abs(a.error_percent()) < std::abs(b.error_percent());
-  });
-  return HeldOutError{int(n), outside,
-                      n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2,
-                      worst->error_percent(), figure_text(*worst->figure)};
+  const ErrorSummary summary = summarize_errors(kept);
+  return HeldOutError{summary.count, outside, summary.median_abs_percent, summary.worst_percent,
+                      figure_text(*summary.worst->figure)};
 }
 
 }  // namespace fa4::report
