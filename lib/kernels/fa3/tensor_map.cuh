@@ -41,6 +41,15 @@ inline Result<PFN_cuTensorMapEncodeTiled_v12000> tensor_map_encoder() {
   return encode;
 }
 
+// The map cuTensorMapEncodeTiled filled, or an error naming its result and `box_over_view`.
+inline Result<CUtensorMap> encoded_map(CUresult result, const CUtensorMap& map,
+                                       const std::string& box_over_view) {
+  if (result != CUDA_SUCCESS)
+    return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
+                 " (" + box_over_view + ")"};
+  return map;
+}
+
 inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v12000 encode,
                                                 const void* data, Dtype dtype, std::int64_t headdim,
                                                 std::int64_t seqlen, std::int64_t rows_of_heads,
@@ -56,12 +65,10 @@ inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v1200
       const_cast<void*>(data), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
-                 " (box {" + std::to_string(kColumnBlock) + ", " + std::to_string(box_rows) +
-                 ", 1} over {" + std::to_string(headdim) + ", " + std::to_string(seqlen) + ", " +
-                 std::to_string(rows_of_heads) + "})"};
-  return map;
+  return encoded_map(result, map,
+                     "box {" + std::to_string(kColumnBlock) + ", " + std::to_string(box_rows) +
+                         ", 1} over {" + std::to_string(headdim) + ", " + std::to_string(seqlen) +
+                         ", " + std::to_string(rows_of_heads) + "}");
 }
 
 // The 2-D view {rows, heads} of a float32 array with one value per query row of every head
@@ -80,11 +87,9 @@ inline Result<CUtensorMap> row_values_tensor_map(const float* data, std::int64_t
       (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), dims, strides,
                 box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    return Error{"cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(result)) +
-                 " (float32 box {" + std::to_string(box_rows) + ", 1} over {" +
-                 std::to_string(rows) + ", " + std::to_string(heads) + "})"};
-  return map;
+  return encoded_map(result, map,
+                     "float32 box {" + std::to_string(box_rows) + ", 1} over {" +
+                         std::to_string(rows) + ", " + std::to_string(heads) + "}");
 }
 
 // One tensor map of a launch: where it goes, the tensor, its rows (seqlen) and heads (batch *
