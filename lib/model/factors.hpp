@@ -40,7 +40,8 @@ inline constexpr double kBackwardFmaOpsPerElement = 4.0;
 // factors fold into the softmax's FFMAs or not. Fitted within that count to the record's "fit"
 // fp8 backward figures on Blackwell (36: cuDNN 9.13 on B200, 9.19 on GB200 and GB300, 9.24 on
 // B300), over whole instruction counts: 6 (median |error| 11.1% at 4, 7.6% at 5, 6.2% at 6,
-// 7.8% at 7, where B300's deterministic series turns to -40%). The bf16 backward's casts of P and dS are counted there.
+// 7.8% at 7, where B300's deterministic series turns to -40%). The bf16 backward's casts of P and
+// dS are counted there.
 inline constexpr double kFp8BackwardExtraFmaOpsPerElement = 6.0;
 
 // --- Published figures used as rates ------------------------------------------------------
@@ -325,6 +326,7 @@ enum class Reported {
 };
 
 struct ReportedText {
+  Reported factor;
   std::string_view name;
   std::string_view meaning;
   std::string_view fitted_to;  // "" when derived, not fitted (or, for the GPU's measured shares,
