@@ -1,8 +1,9 @@
 // The backward pass's preprocessing and dQ conversion kernels and the workspace layout; what they
 // compute and the layout's contract: bwd_common.hpp. Both kernels are memory-bound streams with
-// 16-byte accesses: preprocessing reads O and dO (2 * b*h_q*sq*dv*2 bytes) and writes LSE*log2e, D
-// and, when asked, zeros over dq slot 0 (b*h_q*rows_padded*d*4 bytes); the conversion reads the
-// dq slots and writes dQ (b*h_q*sq*d*2 bytes).
+// 16-byte accesses: preprocessing reads O and dO (2 * b*h_q*sq*dv*2 bytes) and writes LSE*log2e, D,
+// the zeroed tile counters, the tile-index table (16 bytes per key block) and, when asked, zeros
+// over dq slot 0 (b*h_q*rows_padded*d*4 bytes); the conversion reads the dq slots and writes dQ
+// (b*h_q*sq*d*2 bytes).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -57,6 +58,9 @@ struct PreprocessParams {
   float* lse_log2;
   float* d;
   float* dq_accum;  // nullptr: leave it
+  int* tile_counters;
+  int4* tile_ids;
+  std::int64_t tile_id_entries;
   int rows_padded;
   int seqlen_q;
   int headdim;
@@ -93,6 +97,11 @@ __global__ void __launch_bounds__(kBlockThreads) preprocess_kernel(const Preproc
     p.lse_log2[padded_row] = isinf(lse) ? std::numeric_limits<float>::infinity() : lse * kLog2e;
     p.d[padded_row] = sum;
   }
+  if (padded_row == 0 && lane < kTileCounters) p.tile_counters[lane] = 0;
+  const std::int64_t threads = std::int64_t(gridDim.x) * kBlockThreads;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
+       i < p.tile_id_entries; i += threads)
+    p.tile_ids[i] = make_int4(int(i), 0, 0, 0);
   if (p.dq_accum) {
     float4* accum = reinterpret_cast<float4*>(p.dq_accum + padded_row * p.headdim);
     for (int i = lane; i < p.headdim / 4; i += kThreadsPerRow) accum[i] = make_float4(0, 0, 0, 0);
@@ -179,7 +188,12 @@ WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots) 
   layout.dq_slot_floats = rows * std::size_t(shape.headdim);
   layout.lse_log2_offset = 0;
   layout.d_offset = aligned(rows * sizeof(float));
-  layout.dq_accum_offset = layout.d_offset + aligned(rows * sizeof(float));
+  layout.tile_counters_offset = layout.d_offset + aligned(rows * sizeof(float));
+  layout.tile_ids_offset = layout.tile_counters_offset + aligned(kTileCounters * sizeof(int));
+  layout.tile_id_entries =
+      shape.batch * shape.heads_kv * ((shape.seqlen_k + kMinKeyBlock - 1) / kMinKeyBlock) + 1;
+  layout.dq_accum_offset =
+      layout.tile_ids_offset + aligned(std::size_t(layout.tile_id_entries) * sizeof(int4));
   layout.bytes =
       layout.dq_accum_offset + std::size_t(dq_slots) * layout.dq_slot_floats * sizeof(float);
   return layout;
@@ -187,9 +201,12 @@ WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots) 
 
 WorkspaceArrays workspace_arrays(const WorkspaceLayout& layout, void* workspace) {
   unsigned char* base = static_cast<unsigned char*>(workspace);
-  return WorkspaceArrays{.lse_log2 = reinterpret_cast<float*>(base + layout.lse_log2_offset),
-                         .d = reinterpret_cast<float*>(base + layout.d_offset),
-                         .dq_accum = reinterpret_cast<float*>(base + layout.dq_accum_offset)};
+  return WorkspaceArrays{
+      .lse_log2 = reinterpret_cast<float*>(base + layout.lse_log2_offset),
+      .d = reinterpret_cast<float*>(base + layout.d_offset),
+      .tile_counters = reinterpret_cast<int*>(base + layout.tile_counters_offset),
+      .tile_ids = reinterpret_cast<std::int32_t*>(base + layout.tile_ids_offset),
+      .dq_accum = reinterpret_cast<float*>(base + layout.dq_accum_offset)};
 }
 
 Status launch_preprocess(const AttnShape& shape, const AttnBuffers& buffers,
@@ -202,6 +219,9 @@ Status launch_preprocess(const AttnShape& shape, const AttnBuffers& buffers,
                                 .lse_log2 = arrays.lse_log2,
                                 .d = arrays.d,
                                 .dq_accum = zero_dq_accum ? arrays.dq_accum : nullptr,
+                                .tile_counters = arrays.tile_counters,
+                                .tile_ids = reinterpret_cast<int4*>(arrays.tile_ids),
+                                .tile_id_entries = layout.tile_id_entries,
                                 .rows_padded = int(layout.rows_padded),
                                 .seqlen_q = int(shape.seqlen_q),
                                 .headdim = int(shape.headdim),

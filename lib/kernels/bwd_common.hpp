@@ -4,6 +4,12 @@
 //     lse_log2 [batch][heads_q][rows_padded]   LSE * log2(e); +inf for rows that see no key
 //                                              (LSE -inf) and for the padding rows
 //     d        [batch][heads_q][rows_padded]   D = rowsum(dO o O); 0 on the padding rows
+//     tile_counters [kTileCounters] int   zeroed: a persistent kernel's tiles claimed so far, one
+//                                          counter per main-kernel launch of the pass
+//     tile_ids [tile_id_entries][4] int    entry i = {i, 0, 0, 0}: the identity, one entry per
+//                                          (batch, kv head, key block of kMinKeyBlock keys) and
+//                                          one more, for kernels that hand a tile's index from
+//                                          thread to thread through a TMA copy
 //     dq_accum [dq_slots][batch][heads_q][rows_padded][headdim]
 //   rows_padded = seqlen_q rounded up to kRowAlignment, so a kernel whose query block divides
 //   kRowAlignment reads LSE and D and adds into dq_accum without bounds checks (the padding rows
@@ -11,8 +17,9 @@
 //   dq_slots is 1 for kernels that add every key block's dQ into one accumulator (atomics), or
 //   the number of key blocks for deterministic kernels: slot j holds key block j's partial dQ,
 //   written with plain stores to every row of every query block that key block visits.
-// - the preprocessing kernel: lse_log2 and d for every row (padding included), and optionally
-//   zeroes slot 0 of dq_accum (for kernels that accumulate with atomics).
+// - the preprocessing kernel: lse_log2 and d for every row (padding included), zeroed tile
+//   counters, the tile-index table, and optionally zeroes slot 0 of dq_accum (for kernels that
+//   accumulate with atomics).
 // - the dQ conversion kernel: dQ = softmax_scale * (sum of the slots in slot order), rounded to
 //   shape.dtype. The accumulators hold dS K without the softmax scale; the conversion applies it.
 //   With causal masking, row r sums only the slots j whose first key j * key_block it sees
@@ -34,6 +41,8 @@ namespace fa4::kernels::bwd {
 
 inline constexpr std::int64_t kRowAlignment = 128;   // every query block must divide it
 inline constexpr std::size_t kArrayAlignment = 256;  // bytes, each array's start
+inline constexpr int kTileCounters = 2;              // fa3_bwd at hd256 launches twice
+inline constexpr std::int64_t kMinKeyBlock = 64;     // the tile-index table's key-block bound
 
 struct WorkspaceLayout {
   std::int64_t rows_padded = 0;  // seqlen_q rounded up to kRowAlignment
@@ -41,6 +50,9 @@ struct WorkspaceLayout {
   std::size_t dq_slot_floats = 0;   // batch * heads_q * rows_padded * headdim
   std::size_t lse_log2_offset = 0;  // bytes from the workspace start
   std::size_t d_offset = 0;
+  std::size_t tile_counters_offset = 0;
+  std::size_t tile_ids_offset = 0;
+  std::int64_t tile_id_entries = 0;  // batch * heads_kv * ceil(seqlen_k / kMinKeyBlock) + 1
   std::size_t dq_accum_offset = 0;
   std::size_t bytes = 0;  // the workspace_bytes a kernel using this layout reports
 };
@@ -51,6 +63,8 @@ WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots);
 struct WorkspaceArrays {
   float* lse_log2;
   float* d;
+  int* tile_counters;
+  std::int32_t* tile_ids;
   float* dq_accum;
 };
 WorkspaceArrays workspace_arrays(const WorkspaceLayout& layout, void* workspace);

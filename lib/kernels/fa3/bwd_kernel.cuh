@@ -12,9 +12,7 @@ template <class T>
 __device__ __forceinline__ void bwd_consumer_loop(const BwdParams& p, const BwdSharedMap<T>& smem,
                                                   int wg) {
   BwdConsumerState st;
-  for (BwdTileScheduler scheduler; scheduler.valid(p); scheduler.advance()) {
-    if (!scheduler.has_tile(p)) continue;
-    const BwdTile tile = scheduler.template current<T>(p);
+  for (;; ++st.tiles) {
     float dv[T::kAccRegs];
     float dk[T::kAccRegs];
 #pragma unroll
@@ -23,9 +21,11 @@ __device__ __forceinline__ void bwd_consumer_loop(const BwdParams& p, const BwdS
       dk[i] = 0.0f;
     }
     mbarrier_wait(smem.kv_full(), st.tiles & 1u);
+    const int t = int(ld_shared_u32(smem.tile_slot()));
+    if (t >= p.tiles) break;
+    const BwdTile tile = tile_at<T>(p, t);
     consume_tile<T>(p, smem, st, wg, tile, dv, dk);
     store_key_grads<T>(p, smem, wg, tile, dv, dk);
-    ++st.tiles;
   }
   if (int(threadIdx.x) % kWarpgroupThreads == 0) tma_store_wait_all();
 }
@@ -46,28 +46,17 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     prefetch_tensor_map(&p.dv_map);
     prefetch_tensor_map(&p.lse_map);
     prefetch_tensor_map(&p.delta_map);
+    prefetch_tensor_map(&p.tile_id_map);
   }
   __syncthreads();
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
   if (warpgroup == 0) {
     warpgroup_release_registers<kProducerRegisters>();
     const int warp = int(threadIdx.x) / kWarpSize;
-    if (warp == 0 && threadIdx.x == 0) {
-      PipelineState ring;
-      std::uint32_t tiles_done = 0;
-#pragma unroll 1
-      for (BwdTileScheduler scheduler; scheduler.valid(p); scheduler.advance()) {
-        if (!scheduler.has_tile(p)) continue;
-        load_tile<T>(p, smem, scheduler.template current<T>(p), tiles_done++, ring);
-      }
-    } else if (T::kBulkReduce && warp == 1) {
-      std::uint32_t dq_tiles = 0;
-      for (BwdTileScheduler scheduler; scheduler.valid(p); scheduler.advance()) {
-        if (!scheduler.has_tile(p)) continue;
-        reduce_dq<T>(p, smem, scheduler.template current<T>(p), dq_tiles);
-      }
-      tma_store_wait_all();
-    }
+    if (warp == 0 && threadIdx.x == 0)
+      load_tiles<T>(p, smem);
+    else if (T::kBulkReduce && warp == 1)
+      reduce_dq<T>(p, smem);
   } else {
     warpgroup_claim_registers<kConsumerRegisters>();
     bwd_consumer_loop<T>(p, smem, warpgroup - 1);

@@ -20,7 +20,7 @@ namespace {
 
 template <class T>
 Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
-                       const bwd::WorkspaceLayout& layout, Stream stream) {
+                       const bwd::WorkspaceLayout& layout, int launch, Stream stream) {
   const auto kernel = fa3_backward_kernel<T>;
   static const cudaError_t opt_in =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
@@ -28,6 +28,9 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
     return status;
   const Result<int> sms = current_device_sms("fa3_bwd");
   if (!sms) return sms.error();
+  const Result<int> l2_bytes =
+      current_device_attribute("fa3_bwd", cudaDevAttrL2CacheSize, "L2 cache size");
+  if (!l2_bytes) return l2_bytes.error();
 
   const std::int64_t d = shape.headdim;
   const std::int64_t q_heads = shape.batch * shape.heads_q;
@@ -49,9 +52,15 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   const auto delta_map = tma::row_values_tensor_map(arrays.d, rows, q_heads, T::kBlockM);
   if (!lse_map) return Error{"fa3_bwd: " + lse_map.error().message};
   if (!delta_map) return Error{"fa3_bwd: " + delta_map.error().message};
+  const std::int64_t tiles = (shape.seqlen_k + T::kBlockN - 1) / T::kBlockN * kv_heads;
+  static_assert(T::kBlockN % bwd::kMinKeyBlock == 0, "the tile-index table covers every tile");
+  const auto tile_id_map = tma::tile_ids_tensor_map(arrays.tile_ids, tiles + 1);
+  if (!tile_id_map) return Error{"fa3_bwd: " + tile_id_map.error().message};
   params.lse_map = *lse_map;
   params.delta_map = *delta_map;
   params.dq_accum = arrays.dq_accum;
+  params.tile_counter = arrays.tile_counters + launch;
+  params.tile_id_map = *tile_id_map;
   params.seqlen_q = int(shape.seqlen_q);
   params.seqlen_k = int(shape.seqlen_k);
   params.heads_q = int(shape.heads_q);
@@ -61,15 +70,17 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   params.rows_padded = int(layout.rows_padded);
   params.m_blocks = int((shape.seqlen_q + T::kBlockM - 1) / T::kBlockM);
   params.n_blocks = int((shape.seqlen_k + T::kBlockN - 1) / T::kBlockN);
-  params.tiles = params.n_blocks * int(kv_heads);
+  params.tiles = int(tiles);
   params.causal = shape.causal;
   params.scale = float(1.0 / std::sqrt(double(d)));
   params.scale_log2 = float(1.0 / std::sqrt(double(d)) * double(kLog2e));
   if (params.tiles == 0) return Ok{};
-  // The forward's grid and causal sections (tile_scheduler.cuh's host half), over (batch, kv head)
-  // pairs of key blocks (bwd_tile_scheduler.cuh).
+  // The forward's grid (tile_scheduler.cuh's host half); the causal sections of
+  // bwd_tile_scheduler.cuh.
   const unsigned grid = T::kPersistent ? persistent_grid(params.tiles, *sms) : params.tiles;
-  params.causal_group = causal_section_heads(params.n_blocks, int(kv_heads), grid);
+  params.causal_group =
+      bwd_causal_section_heads(params.n_blocks, int(kv_heads), params.heads_per_kv_head,
+                               shape.seqlen_q, int(d), grid, *l2_bytes);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");
 }
@@ -79,18 +90,18 @@ Status launch_bwd_main_for(const AttnShape& shape, const AttnBuffers& buffers,
                            const bwd::WorkspaceLayout& layout, Stream stream) {
   switch (shape.headdim) {
     case 64:
-      return launch_bwd_main<BwdTraits<Element, 64, V, BwdOutputs::all>>(shape, buffers, layout,
+      return launch_bwd_main<BwdTraits<Element, 64, V, BwdOutputs::all>>(shape, buffers, layout, 0,
                                                                          stream);
     case 128:
-      return launch_bwd_main<BwdTraits<Element, 128, V, BwdOutputs::all>>(shape, buffers, layout,
+      return launch_bwd_main<BwdTraits<Element, 128, V, BwdOutputs::all>>(shape, buffers, layout, 0,
                                                                           stream);
     case 256:
       if (Status status = launch_bwd_main<BwdTraits<Element, 256, V, BwdOutputs::dv>>(
-              shape, buffers, layout, stream);
+              shape, buffers, layout, 0, stream);
           !status)
         return status;
       return launch_bwd_main<BwdTraits<Element, 256, V, BwdOutputs::dk_dq>>(shape, buffers, layout,
-                                                                            stream);
+                                                                            1, stream);
     default:
       return Error{"fa3_bwd: head dim " + std::to_string(shape.headdim) +
                    " has no tile configuration"};

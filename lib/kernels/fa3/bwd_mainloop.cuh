@@ -39,6 +39,12 @@ struct BwdSharedMap {
   __device__ __forceinline__ std::uint32_t barrier(int i) const {
     return base + T::kBarrierOffset + std::uint32_t(8 * i);
   }
+  // The schedule's slots (bwd_traits.cuh): the claimed tile (the consumers'), and the reduce
+  // warp's ring of the same tiles.
+  __device__ __forceinline__ std::uint32_t tile_slot() const { return base + T::kScheduleOffset; }
+  __device__ __forceinline__ std::uint32_t reduce_tile_slot(int s) const {
+    return base + T::kScheduleOffset + std::uint32_t((1 + s) * T::kScheduleSlotBytes);
+  }
   __device__ __forceinline__ std::uint32_t kv_full() const { return barrier(0); }
   __device__ __forceinline__ std::uint32_t kv_empty() const { return barrier(1); }
   __device__ __forceinline__ std::uint32_t dq_full() const { return barrier(2); }
@@ -53,11 +59,18 @@ struct BwdSharedMap {
   __device__ __forceinline__ std::uint32_t do_empty(int s) const {
     return barrier(4 + 3 * T::kStages + s);
   }
+  __device__ __forceinline__ std::uint32_t reduce_tile_full(int s) const {
+    return barrier(4 + 4 * T::kStages + s);
+  }
+  __device__ __forceinline__ std::uint32_t reduce_tile_empty(int s) const {
+    return barrier(6 + 4 * T::kStages + s);
+  }
 
   // Arrivals: full barriers, the TMA thread (plus the copies' bytes); K/V empty, one thread per
   // consumer warpgroup once its dK/dV store has read K's and V's buffers; Q, dO empty, one per
   // consumer warp; dQ full, every consumer thread (each fences its staging writes for the async
-  // proxy); dQ empty, the reduce warp's lane 0.
+  // proxy); dQ empty, the reduce warp's lane 0; the reduce warp's tile ring, the TMA thread
+  // (full, plus the index copy's bytes) and the reduce warp's lane 0 (empty).
   __device__ __forceinline__ void init_barriers() const {
     mbarrier_init(kv_full(), 1);
     mbarrier_init(kv_empty(), kConsumerWarpgroups);
@@ -70,20 +83,23 @@ struct BwdSharedMap {
       mbarrier_init(do_full(s), 1);
       mbarrier_init(do_empty(s), T::kConsumerWarps);
     }
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      mbarrier_init(reduce_tile_full(s), 1);
+      mbarrier_init(reduce_tile_empty(s), 1);
+    }
     fence_barrier_init();
   }
 };
 
 // ---- producer warpgroup ----
 
-// Warp 0, lane 0: K and V once per tile, then Q with its rows' LSE * log2 e, and dO with its rows'
-// D, of every query iteration into the ring (the padded workspace rows need no bounds checks).
+// One tile's loads (load_tiles below).
+inline constexpr std::uint32_t kTileIndexBytes = 16;  // one entry of the tile-index table
+
 template <class T>
 __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap<T>& smem,
-                                          const BwdTile& tile, std::uint32_t tiles_done,
-                                          PipelineState& ring) {
-  mbarrier_wait(smem.kv_empty(), (tiles_done & 1u) ^ 1u);
-  mbarrier_arrive_expect_tx(smem.kv_full(), 2 * T::kKvBytes);
+                                          const BwdTile& tile, PipelineState& ring) {
 #pragma unroll
   for (int cb = 0; cb < T::kColumnBlocks; ++cb) {
     const std::uint32_t offset = std::uint32_t(cb * T::kKvBlockBytes);
@@ -118,32 +134,75 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
   }
 }
 
-// Warp 1 (kBulkReduce): adds each query iteration's dQ tile, staged by the consumers, into the
-// float32 accumulator, one bulk reduce-add per row (padding rows included: never read).
+// Warp 0, lane 0, for each tile it claims: the tile's index into the reduce warp's ring
+// (kBulkReduce); once the consumers are done with the last tile's K and V buffers, the index into
+// the consumers' slot, then K and V, all three completing kv_full's transactions, then Q with its
+// rows' LSE * log2 e, and dO with its rows' D, of every query iteration into the ring (the padded
+// workspace rows need no bounds checks). An index travels as a TMA copy of its entry in the
+// identity table (p.tile_id_map), so the slot is written by the TMA unit as K and V are, and the
+// barrier's wait orders it for every reader (a thread's store would be a hazard to racecheck,
+// which does not model the barrier). Past the last tile, the index p.tiles alone ends the
+// consumers' and the reduce warp's loops.
 template <class T>
-__device__ __forceinline__ void reduce_dq(const BwdParams& p, const BwdSharedMap<T>& smem,
-                                          const BwdTile& tile, std::uint32_t& dq_tiles) {
-  const int lane = int(threadIdx.x) % kWarpSize;
+__device__ __forceinline__ void load_tiles(const BwdParams& p, const BwdSharedMap<T>& smem) {
+  PipelineState ring;
+  int t = first_tile();
 #pragma unroll 1
-  for (int i = 0; i < tile.iterations; ++i) {
-    const BwdQueryBlock qb = query_block(p, tile, i);
-    float* rows =
-        p.dq_accum +
-        (std::int64_t(qb.bh_q) * p.rows_padded + qb.m_block * T::kBlockM + lane) * T::kHeadDim;
-    std::uint32_t staged = smem.dq() + std::uint32_t(lane * T::kDqRowBytes);
-    mbarrier_wait(smem.dq_full(), dq_tiles & 1u);
-#pragma unroll
-    for (int r = 0; r < T::kBlockM / kWarpSize; ++r) {
-      bulk_reduce_add_f32(rows, staged, T::kHeadDim * 4);
-      rows += kWarpSize * T::kHeadDim;
-      staged += kWarpSize * T::kDqRowBytes;
+  for (std::uint32_t tiles_done = 0;; ++tiles_done, t = claim_next_tile(p)) {
+    const bool last = t >= p.tiles;
+    const int index = last ? p.tiles : t;
+    if constexpr (T::kBulkReduce) {  // the reduce warp's copy, two tiles deep
+      const int slot = int(tiles_done & 1u);
+      mbarrier_wait(smem.reduce_tile_empty(slot), ((tiles_done >> 1) & 1u) ^ 1u);
+      mbarrier_arrive_expect_tx(smem.reduce_tile_full(slot), kTileIndexBytes);
+      tma_load_2d(smem.reduce_tile_slot(slot), &p.tile_id_map, smem.reduce_tile_full(slot), 0,
+                  index);
     }
-    tma_store_commit();
-    tma_store_wait_read();
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(smem.dq_empty());
-    ++dq_tiles;
+    mbarrier_wait(smem.kv_empty(), (tiles_done & 1u) ^ 1u);
+    mbarrier_arrive_expect_tx(smem.kv_full(), kTileIndexBytes + (last ? 0 : 2 * T::kKvBytes));
+    tma_load_2d(smem.tile_slot(), &p.tile_id_map, smem.kv_full(), 0, index);
+    if (last) return;
+    load_tile<T>(p, smem, tile_at<T>(p, index), ring);
   }
+}
+
+// Warp 1 (kBulkReduce): for each tile the producer hands it (an index past the last ends the
+// loop), adds each query iteration's dQ tile, staged by the consumers, into the float32
+// accumulator, one bulk reduce-add per row (padding rows included: never read).
+template <class T>
+__device__ __forceinline__ void reduce_dq(const BwdParams& p, const BwdSharedMap<T>& smem) {
+  const int lane = int(threadIdx.x) % kWarpSize;
+  std::uint32_t staged_tiles = 0;
+#pragma unroll 1
+  for (std::uint32_t tiles = 0;; ++tiles) {
+    const int slot = int(tiles & 1u);
+    mbarrier_wait(smem.reduce_tile_full(slot), (tiles >> 1) & 1u);
+    const int t = int(ld_shared_u32(smem.reduce_tile_slot(slot)));
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(smem.reduce_tile_empty(slot));
+    if (t >= p.tiles) break;
+    const BwdTile tile = tile_at<T>(p, t);
+#pragma unroll 1
+    for (int i = 0; i < tile.iterations; ++i, ++staged_tiles) {
+      const BwdQueryBlock qb = query_block(p, tile, i);
+      float* rows =
+          p.dq_accum +
+          (std::int64_t(qb.bh_q) * p.rows_padded + qb.m_block * T::kBlockM + lane) * T::kHeadDim;
+      std::uint32_t staged = smem.dq() + std::uint32_t(lane * T::kDqRowBytes);
+      mbarrier_wait(smem.dq_full(), staged_tiles & 1u);
+#pragma unroll
+      for (int r = 0; r < T::kBlockM / kWarpSize; ++r) {
+        bulk_reduce_add_f32(rows, staged, T::kHeadDim * 4);
+        rows += kWarpSize * T::kHeadDim;
+        staged += kWarpSize * T::kDqRowBytes;
+      }
+      tma_store_commit();
+      tma_store_wait_read();
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(smem.dq_empty());
+    }
+  }
+  tma_store_wait_all();
 }
 
 // ---- consumer GEMMs (one warpgroup) ----

@@ -1,15 +1,23 @@
 // fa3_bwd's persistent tile order and each tile's query loop. A tile is one key block of one
-// (batch, kv head); a grid of min(tiles, SMs) CTAs walks the tiles in rounds, reversing the CTA
-// order on odd rounds (the forward's snake, tile_scheduler.cuh, for balance).
-//   Non-causal: head-major (all key blocks of a head side by side), so the CTAs of one head sweep
-//     its Q and dO together and L2 serves all but the first read.
-//   Causal (bottom-right aligned): a key block's work is the query blocks at or after its
-//     diagonal, most for the first block, so each section of causal_group heads is taken
-//     heaviest key block first (the host sizes sections to whole snake round pairs, as the
-//     forward's causal sections: a section's heads stay resident in L2 together).
+// (batch, kv head). Tile t is:
+//   non-causal: head-major (all key blocks of a head side by side), so that the CTAs in flight
+//     share one head's Q, dO and dQ accumulator in L2;
+//   causal (bottom-right aligned): a key block's work is the query blocks at or after its
+//     diagonal, most for the first block, so heads are taken in sections of causal_group, each
+//     heaviest key block first. A section is small enough that its heads' Q, dO and dQ
+//     accumulator stay in L2 and large enough that the light tiles of one section balance the
+//     CTAs beside the heavy ones of the next (bwd_causal_section_heads, host side).
+// Tiles are handed out dynamically: CTA c takes tile c first, then the next unclaimed one from a
+// global counter (zeroed by preprocessing). The producer thread claims each tile and copies its
+// index's entry of the identity table into shared memory with TMA on kv_full, beside K and V
+// (and into a two-slot ring for the dQ reduce warp); the consumers read it after that wait, and
+// the index p.tiles ends their loop.
 // Inside a tile the CTA loops over the query heads of its kv head's group (GQA: dK and dV sum in
 // registers, no atomics) and, for each, over the query blocks that see the key block.
 #pragma once
+
+#include <algorithm>
+#include <bit>
 
 #include "kernels/fa3/bwd_traits.cuh"
 
@@ -23,48 +31,53 @@ struct BwdTile {
   int iterations;  // m_count * heads_per_kv_head
 };
 
-struct BwdTileScheduler {
-  int round = 0;
+// The CTA's first tile and each next one (an index >= p.tiles: none left).
+__device__ __forceinline__ int first_tile() { return int(blockIdx.x); }
+__device__ __forceinline__ int claim_next_tile(const BwdParams& p) {
+  return int(gridDim.x) + atomicAdd(p.tile_counter, 1);
+}
 
-  __device__ __forceinline__ bool valid(const BwdParams& p) const {
-    return round * int(gridDim.x) < p.tiles;
+template <class T>
+__device__ __forceinline__ BwdTile tile_at(const BwdParams& p, int t) {
+  const int heads_total = p.heads_kv * p.batch;
+  int n_block, bh;
+  if (p.causal) {
+    const int section_tiles = p.causal_group * p.n_blocks;
+    const int section = t / section_tiles;
+    const int within = t - section * section_tiles;
+    const int group = min(p.causal_group, heads_total - section * p.causal_group);
+    n_block = within / group;
+    bh = section * p.causal_group + within % group;
+  } else {
+    n_block = t % p.n_blocks;
+    bh = t / p.n_blocks;
   }
-  __device__ __forceinline__ void advance() { ++round; }
-  __device__ __forceinline__ int tile_index() const {
-    const int cta = int(blockIdx.x);
-    return round * int(gridDim.x) + ((round & 1) ? int(gridDim.x) - 1 - cta : cta);
+  // Query row i sees keys up to i + seqlen_k - seqlen_q: the block's first key is seen from
+  // row n0 - (seqlen_k - seqlen_q) on.
+  int m_first = 0;
+  if (p.causal) {
+    const int first_row = n_block * T::kBlockN - (p.seqlen_k - p.seqlen_q);
+    m_first = first_row <= 0 ? 0 : first_row / T::kBlockM;
   }
-  __device__ __forceinline__ bool has_tile(const BwdParams& p) const {
-    return tile_index() < p.tiles;
-  }
+  const int m_count = max(0, p.m_blocks - m_first);
+  return BwdTile{n_block, bh, m_first, m_count, m_count * p.heads_per_kv_head};
+}
 
-  template <class T>
-  __device__ __forceinline__ BwdTile current(const BwdParams& p) const {
-    const int t = tile_index();
-    const int heads_total = p.heads_kv * p.batch;
-    int n_block, bh;
-    if (p.causal) {
-      const int section_tiles = p.causal_group * p.n_blocks;
-      const int section = t / section_tiles;
-      const int within = t - section * section_tiles;
-      const int group = min(p.causal_group, heads_total - section * p.causal_group);
-      n_block = within / group;
-      bh = section * p.causal_group + within % group;
-    } else {
-      n_block = t % p.n_blocks;
-      bh = t / p.n_blocks;
-    }
-    // Query row i sees keys up to i + seqlen_k - seqlen_q: the block's first key is seen from
-    // row n0 - (seqlen_k - seqlen_q) on.
-    int m_first = 0;
-    if (p.causal) {
-      const int first_row = n_block * T::kBlockN - (p.seqlen_k - p.seqlen_q);
-      m_first = first_row <= 0 ? 0 : first_row / T::kBlockM;
-    }
-    const int m_count = max(0, p.m_blocks - m_first);
-    return BwdTile{n_block, bh, m_first, m_count, m_count * p.heads_per_kv_head};
-  }
-};
+// Host: Params::causal_group, in kv heads. Enough tiles for the dynamic order to balance (two
+// grids' worth, a power of two of heads), but no more heads than half the L2 holds of their Q,
+// dO (16 bits) and dQ accumulator (float32): at s16384 hd128 one head's are 16 MiB, and
+// sections of 33 heads (the static order's) read 98 GB from DRAM where sections of 1 read 12 GB
+// (1 x 128 x 16384 causal, ncu, NOTES_BWD.md run 7).
+inline int bwd_causal_section_heads(int n_blocks, int kv_heads, int heads_per_kv_head,
+                                    std::int64_t seqlen_q, int headdim, unsigned grid,
+                                    std::int64_t l2_bytes) {
+  const int balanced = int(std::bit_ceil(unsigned((2 * int(grid) + n_blocks - 1) / n_blocks)));
+  const std::int64_t head_bytes =
+      std::int64_t(heads_per_kv_head) * seqlen_q * headdim * (2 + 2 + 4);
+  const std::int64_t fit = std::max<std::int64_t>(1, l2_bytes / 2 / head_bytes);
+  const int fitting = int(std::bit_floor(std::uint64_t(fit)));
+  return std::clamp(std::min(balanced, fitting), 1, std::max(1, kv_heads));
+}
 
 // Query iteration `i` of a tile: query head (within the batch) and query block.
 struct BwdQueryBlock {

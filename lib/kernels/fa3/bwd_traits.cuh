@@ -104,9 +104,16 @@ struct BwdTraits {
   static constexpr int kStatBytes = kBlockM * 4;  // LSE * log2 e or D of one query block
   static constexpr int kDeltaOffset = kLseOffset + kStages * kStatBytes;
   static constexpr int kBarrierOffset = kDeltaOffset + kStages * kStatBytes;
-  // kv_full, kv_empty, dq_full, dq_empty, q_full[S], q_empty[S], do_full[S], do_empty[S]
-  static constexpr int kBarriers = 4 + 4 * kStages;
-  static constexpr int kSharedBytes = kBarrierOffset + kBarriers * 8 + kSwizzleAtomBytes;
+  // kv_full, kv_empty, dq_full, dq_empty, q_full[S], q_empty[S], do_full[S], do_empty[S],
+  // reduce_tile_full[2], reduce_tile_empty[2]
+  static constexpr int kBarriers = 4 + 4 * kStages + 4;
+  // The schedule's slots (bwd_tile_scheduler.cuh), one TMA box of the tile-index table each: the
+  // tile the producer claimed, for the consumers; a two-slot ring of the same tiles for the
+  // reduce warp.
+  static constexpr int kScheduleSlotBytes = 128;  // a tensor copy's destination alignment
+  static constexpr int kScheduleOffset = (kBarrierOffset + kBarriers * 8 + kScheduleSlotBytes - 1) /
+                                         kScheduleSlotBytes * kScheduleSlotBytes;
+  static constexpr int kSharedBytes = kScheduleOffset + 3 * kScheduleSlotBytes + kSwizzleAtomBytes;
 
   static_assert(HeadDim == 64 || HeadDim == 128 || HeadDim == 256, "tiles for hd 64/128/256");
   static_assert(sizeof(Element) == 2, "16-bit operands (bf16, fp16)");
@@ -142,7 +149,11 @@ struct BwdParams {
   // rowsum(dO o O), and the zeroed float32 dQ accumulator (one slot).
   CUtensorMap lse_map;
   CUtensorMap delta_map;
-  float* dq_accum;  // [batch][heads_q][rows_padded][headdim]
+  float* dq_accum;    // [batch][heads_q][rows_padded][headdim]
+  int* tile_counter;  // tiles claimed past the first grid's worth; zeroed by preprocessing
+  // The identity table of tile indices (bwd_common.hpp's tile_ids) in boxes of one entry: the
+  // producer hands a claimed index to the consumers and the reduce warp by copying its entry.
+  CUtensorMap tile_id_map;
   int seqlen_q;
   int seqlen_k;
   int heads_q;
@@ -154,7 +165,7 @@ struct BwdParams {
   int n_blocks;     // ceil(seqlen_k / kBlockN)
   int tiles;        // n_blocks * heads_kv * batch
   bool causal;
-  int causal_group;  // kv heads per scheduling section (causal)
+  int causal_group;  // kv heads per scheduling section (causal; bwd_tile_scheduler.cuh)
   float scale;       // softmax scale 1 / sqrt(headdim)
   float scale_log2;  // scale * log2(e)
 };

@@ -5,13 +5,16 @@
 // Three launches: bwd_common's preprocessing (D = rowsum(dO o O), LSE * log2 e, zeroed float32 dQ
 // accumulator), the main kernel below, bwd_common's dQ conversion (times the softmax scale, to
 // 16 bits). The main kernel is a persistent grid (one CTA per SM) over tiles = (batch, kv head,
-// key block of kBlockN = 128 keys), heaviest first when causal (bwd_tile_scheduler.cuh). Each CTA
-// has 3 warpgroups (384 threads):
-//   producer (warpgroup 0, setmaxnreg 24): one thread loads K and V once per tile by TMA and
-//     streams Q (with its rows' LSE * log2 e, a 2-D tensor map: rows by query head) and dO (with D)
-//     of every query block into a kStages-deep ring on full/empty mbarriers; a second warp adds
-//     each query block's dQ tile from shared memory into the float32 accumulator with one bulk
-//     reduce-add (cp.reduce.async.bulk .add.f32) per row (bwd_mainloop.cuh);
+// key block of kBlockN = 128 keys), claimed one at a time from a global counter; causal tiles come
+// in sections of heads small enough for L2, heaviest key block first (bwd_tile_scheduler.cuh).
+// Each CTA has 3 warpgroups (384 threads):
+//   producer (warpgroup 0, setmaxnreg 24): one thread claims each tile, hands its index to the
+//     consumers and the reduce warp (a TMA copy of its entry in an identity table, completing the
+//     barrier they wait on), loads K and V once per tile by TMA and streams Q (with its rows' LSE *
+//     log2 e, a 2-D tensor map: rows by query head) and dO (with D) of every query block into a
+//     kStages-deep ring on full/empty mbarriers; a second warp adds each query block's dQ tile from
+//     shared memory into the float32 accumulator with one bulk reduce-add (cp.reduce.async.bulk
+//     .add.f32) per row (bwd_mainloop.cuh);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns keys 64w..64w+63 and computes
 //     the transposed products, so that wgmma's M dimension is keys and P^T, dS^T come out of the
 //     accumulators already in the A-operand register layout:
@@ -34,7 +37,8 @@
 // Over fa2_bwd: wgmma from swizzled shared memory instead of mma.sync and ldmatrix, TMA and bulk
 // copies from a producer warpgroup instead of per-thread cp.async, the transposed products (no
 // register shuffles to feed P^T and dS^T to the dV/dK GEMMs), dQ accumulation by bulk reduce-add
-// from a shared-memory tile instead of per-element atomics, a persistent heaviest-first grid.
+// from a shared-memory tile instead of per-element atomics, a persistent grid that claims tiles
+// dynamically, heaviest first.
 //
 // Work: FLOPs = 2.5 x forward = 10 * b * h_q * sq * sk * d (five GEMMs of 2 * sq * sk * d each;
 // causal: the unmasked area, core/shape.hpp). HBM bytes, main kernel: Q, dO once (2 * b*h_q*sq*d*2,

@@ -29,18 +29,22 @@ inline std::optional<std::string> unsupported_hopper_device(std::string_view ker
          std::to_string(device.sm % 10);
 }
 
-// The current device's SM count (a persistent grid launches one CTA per SM); errors name `kernel`.
-inline Result<int> current_device_sms(std::string_view kernel) {
-  int device = 0, sms = 0;
+// An attribute of the current device; errors name `kernel` and the attribute (`what`).
+inline Result<int> current_device_attribute(std::string_view kernel, cudaDeviceAttr attribute,
+                                            std::string_view what) {
+  int device = 0, value = 0;
   if (Status status = cuda_status(cudaGetDevice(&device), std::string(kernel) + ": cudaGetDevice");
       !status)
     return status.error();
-  if (Status status =
-          cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-                      std::string(kernel) + ": reading the SM count");
+  if (Status status = cuda_status(cudaDeviceGetAttribute(&value, attribute, device),
+                                  std::string(kernel) + ": reading the " + std::string(what));
       !status)
     return status.error();
-  return sms;
+  return value;
+}
+// The current device's SM count (a persistent grid launches one CTA per SM).
+inline Result<int> current_device_sms(std::string_view kernel) {
+  return current_device_attribute(kernel, cudaDevAttrMultiProcessorCount, "SM count");
 }
 
 // The registry entry of a kernel built for sm_90a, of either pass.

@@ -126,6 +126,11 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 __device__ __forceinline__ void st_shared_u32(std::uint32_t address, std::uint32_t value) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
 }
+__device__ __forceinline__ std::uint32_t ld_shared_u32(std::uint32_t address) {
+  std::uint32_t value;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(value) : "r"(address) : "memory");
+  return value;
+}
 
 // Stores four 8x8 16-bit matrices transposed (stmatrix .trans): register i of each lane holds
 // the pair (row lane / 4, columns 2 (lane % 4) +0/1) of matrix i, as an mma accumulator fragment,

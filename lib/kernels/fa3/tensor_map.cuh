@@ -71,25 +71,38 @@ inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v1200
                          ", " + std::to_string(rows_of_heads) + "}");
 }
 
-// The 2-D view {rows, heads} of a float32 array with one value per query row of every head
-// (fa3_bwd's LSE * log2 e and D, `rows` a multiple of 4 per head), in boxes of {box_rows, 1},
-// without swizzle.
-inline Result<CUtensorMap> row_values_tensor_map(const float* data, std::int64_t rows,
-                                                 std::int64_t heads, int box_rows) {
+// The 2-D view {columns, rows} of a 32-bit array of `rows` rows of `columns` values, in boxes of
+// {box_columns, 1}, without swizzle; `what` names the array in errors.
+inline Result<CUtensorMap> words_tensor_map(CUtensorMapDataType type, const void* data,
+                                            std::int64_t columns, std::int64_t rows,
+                                            int box_columns, std::string_view what) {
   auto encode = tensor_map_encoder();
   if (!encode) return encode.error();
   CUtensorMap map{};
-  const cuuint64_t dims[2] = {cuuint64_t(rows), cuuint64_t(heads)};
-  const cuuint64_t strides[1] = {cuuint64_t(rows * 4)};
-  const cuuint32_t box[2] = {cuuint32_t(box_rows), 1};
+  const cuuint64_t dims[2] = {cuuint64_t(columns), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(columns * 4)};
+  const cuuint32_t box[2] = {cuuint32_t(box_columns), 1};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult result =
-      (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), dims, strides,
-                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+      (*encode)(&map, type, 2, const_cast<void*>(data), dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return encoded_map(result, map,
-                     "float32 box {" + std::to_string(box_rows) + ", 1} over {" +
-                         std::to_string(rows) + ", " + std::to_string(heads) + "}");
+                     std::string(what) + " box {" + std::to_string(box_columns) + ", 1} over {" +
+                         std::to_string(columns) + ", " + std::to_string(rows) + "}");
+}
+
+// The view {rows, heads} of a float32 array with one value per query row of every head (fa3_bwd's
+// LSE * log2 e and D, `rows` a multiple of 4 per head), in boxes of {box_rows, 1}.
+inline Result<CUtensorMap> row_values_tensor_map(const float* data, std::int64_t rows,
+                                                 std::int64_t heads, int box_rows) {
+  return words_tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, data, rows, heads, box_rows, "float32");
+}
+
+// The view of `entries` 16-byte entries of 4 int32 (bwd_common.hpp's tile-index table), in boxes
+// of one entry.
+inline Result<CUtensorMap> tile_ids_tensor_map(const std::int32_t* data, std::int64_t entries) {
+  return words_tensor_map(CU_TENSOR_MAP_DATA_TYPE_INT32, data, 4, entries, 4, "tile-index");
 }
 
 // One tensor map of a launch: where it goes, the tensor, its rows (seqlen) and heads (batch *
