@@ -200,7 +200,7 @@ TEST(BackwardFit, HeldOutH100FiguresOfOurBackwardKernelsWithinTheirBounds) {
     std::printf("held out  %-22s %2d figures, worst %5.1f%%\n", kernel.c_str(), count[kernel], e);
 }
 
-// Held out, a later day: the lent H100's run of 2026-11-24 (data/runs/2026-11-24-h100-bwd.db,
+// Held out, a later day: the lent H100's run of 2026-11-24 (data/runs/2026-11-24-h100.db,
 // `bench --pass bwd` over data/sweeps/bwd-h128.json with the SDPA peers, fa3_bwd's dynamic tile
 // schedule of commit 772cc4b), read from the shipped database. The bound reached per kernel
 // (rounded up): fa3_bwd from -7.9% (s1024, the model below) to +4.0% (s16384); fa2_bwd within
@@ -209,7 +209,7 @@ const std::map<std::string, double> kH100DayTwoBounds = {{"fa3_bwd", 8}, {"fa2_b
 
 TEST(BackwardFit, HeldOutH100RunOfALaterDayWithinItsBounds) {
   const hw::Spec& h100 = testing::gpu("h100-sxm");
-  const std::string path = std::string(FA4_SOURCE_DIR) + "/data/runs/2026-11-24-h100-bwd.db";
+  const std::string path = std::string(FA4_SOURCE_DIR) + "/data/runs/2026-11-24-h100.db";
   auto store = store::Store::open(path, {.read_only = true});
   ASSERT_TRUE(store) << store.error().message;
   auto rows = store->measurements_for_report();
