@@ -303,6 +303,7 @@ class Store {
 
  private:
   Store(std::string path, Db db) : path_(std::move(path)), db_(std::move(db)) {}
+  static Result<Store> open_once(const std::string& path, const OpenOptions& options, bool& busy);
   Status check_run_exists(std::int64_t run_id) const;
   // Fills each row's samples_s from the samples table.
   Status read_samples(std::vector<MeasurementRow>& rows) const;

@@ -123,6 +123,12 @@ Error open_failure(sqlite3* db, const std::string& path, const Error& error,
   return Error{fmt::format("cannot use results database {}: {}", path, error.message)};
 }
 
+// Whether `db`'s last failure was another connection's lock.
+bool failed_busy(sqlite3* db) {
+  const int code = sqlite3_errcode(db) & 0xff;
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
 Result<std::int64_t> count_schema_objects(sqlite3* db) {
   auto count = Statement::prepare(db, "SELECT COUNT(*) FROM sqlite_master");
   if (!count) return count.error();
@@ -259,8 +265,9 @@ struct Reader {
   bool needs_migration = false;  // an older schema, and the file is writable
 };
 
-// Opens an existing database for reading only: see OpenOptions::read_only.
-Result<Reader> open_reader(const std::string& path, const OpenOptions& options) {
+// Opens an existing database for reading only: see OpenOptions::read_only. `busy`: whether a
+// failure was another connection's lock.
+Result<Reader> open_reader(const std::string& path, const OpenOptions& options, bool& busy) {
   if (auto usable = check_path(path, false, true); !usable) return usable.error();
   // A writable file is opened read-write, though nothing is written, so that SQLite removes its
   // -wal and -shm files on close; a read-only connection would leave them beside the file.
@@ -275,7 +282,10 @@ Result<Reader> open_reader(const std::string& path, const OpenOptions& options) 
     sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
     if (!immutable && !count_schema_objects(db.get()) && cannot_create_shm(db.get())) continue;
     auto state = schema_state(db.get(), path, options);
-    if (!state) return state.error();
+    if (!state) {
+      busy = failed_busy(db.get());
+      return state.error();
+    }
     if (state->version == latest_schema_version()) return Reader{std::move(db)};
     if (writable) return Reader{nullptr, true};
     return Error{fmt::format(
@@ -294,10 +304,11 @@ Result<IntegrityCheck> Store::check_integrity(
   return integrity_of(db_.get(), path_, {}, budget);
 }
 
-Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
+// One attempt of Store::open; `busy`: whether it failed on another connection's lock.
+Result<Store> Store::open_once(const std::string& path, const OpenOptions& options, bool& busy) {
   const bool in_memory = path == ":memory:";
   if (options.read_only && !in_memory) {
-    auto reader = open_reader(path, options);
+    auto reader = open_reader(path, options, busy);
     if (!reader) return reader.error();
     if (!reader->needs_migration) return Store(path, std::move(reader->db));
     // An older schema in a writable file: upgrade it as a writer would, then read.
@@ -316,10 +327,15 @@ Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
 
   // Reads only, until the file is known to be ours and whole.
   auto state = schema_state(db.get(), path, options);
-  if (!state) return state.error();
+  if (!state) {
+    busy = failed_busy(db.get());
+    return state.error();
+  }
   if (state->objects > 0) {
-    if (auto whole = integrity_of(db.get(), path, options, std::nullopt); !whole)
+    if (auto whole = integrity_of(db.get(), path, options, std::nullopt); !whole) {
+      busy = failed_busy(db.get());
       return whole.error();
+    }
   }
   const int from = state->version;
   const int latest = latest_schema_version();
@@ -328,13 +344,32 @@ Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
   const std::string_view setup = in_memory ? "PRAGMA foreign_keys = ON"
                                            : "PRAGMA journal_mode = WAL; PRAGMA synchronous = "
                                              "NORMAL; PRAGMA foreign_keys = ON";
-  if (auto done = exec(db.get(), setup); !done)
+  if (auto done = exec(db.get(), setup); !done) {
+    busy = failed_busy(db.get());
     return open_failure(db.get(), path, done.error(), options);
+  }
   for (int step = from + 1; step <= latest; ++step) {
-    if (auto done = apply_migration(db.get(), step); !done)
+    if (auto done = apply_migration(db.get(), step); !done) {
+      busy = failed_busy(db.get());
       return open_failure(db.get(), path, done.error(), options);
+    }
   }
   return Store(path, std::move(db));
+}
+
+// SQLite waits out a lock for the busy timeout, but some SQLITE_BUSY results skip the wait (a
+// connection that already reads and must write, WAL recovery or a journal-mode change by another
+// connection: two processes opening a new database together meet them). Those attempts are made
+// again, from a fresh connection, until the busy timeout has passed.
+Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int attempt = 0;; ++attempt) {
+    bool busy = false;
+    auto store = open_once(path, options, busy);
+    if (store || !busy || std::chrono::steady_clock::now() - start >= options.busy_timeout)
+      return store;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 5 * (attempt % 8)));
+  }
 }
 
 }  // namespace fa4::store

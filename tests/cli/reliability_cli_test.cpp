@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -93,6 +94,27 @@ TEST_F(Reliability, PredictKilledMidWriteKeepsTheDatabaseIntact) {
   // And the database takes new runs.
   ASSERT_EQ(run("--db t.db predict --sweep small.json").code, 0);
   EXPECT_EQ(scalar("SELECT COUNT(*) FROM runs"), "2");
+}
+
+// Processes that open a database that does not exist yet at the same moment race on creating it,
+// switching it to WAL and migrating it; SQLite answers some of those collisions with SQLITE_BUSY
+// without waiting for the lock. Every writer must wait its turn and succeed.
+TEST_F(Reliability, WritersCreatingOneDatabaseTogetherAllSucceed) {
+  write_sweep("tiny.json", 1);
+  constexpr int kRounds = 16, kWriters = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string db = "new" + std::to_string(round) + ".db";
+    std::vector<pid_t> writers;
+    for (int w = 0; w < kWriters; ++w)
+      writers.push_back(spawn("--db " + db + " predict --sweep tiny.json",
+                              "r" + std::to_string(round) + "w" + std::to_string(w)));
+    for (int w = 0; w < kWriters; ++w) {
+      const std::string log = "r" + std::to_string(round) + "w" + std::to_string(w) + ".err";
+      EXPECT_EQ(wait_exit(writers[std::size_t(w)]), 0) << fa4::testing::slurp(dir_ / log);
+    }
+    const Outcome runs = run("--db " + db + " query \"SELECT COUNT(*) FROM runs\" --format csv");
+    EXPECT_EQ(runs.out, "COUNT(*)\n" + std::to_string(kWriters) + "\n") << runs.err;
+  }
 }
 
 TEST_F(Reliability, TwoWritersLoseNoRowsAndAReaderSeesWholeRuns) {
