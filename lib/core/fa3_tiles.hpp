@@ -4,6 +4,8 @@
 // ones; fa3_bwd's blocks likewise (lib/kernels/fa3/bwd_traits.cuh). Plain C++, no CUDA.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 
 namespace fa4::fa3_tiles {
@@ -63,5 +65,22 @@ constexpr bool bwd_dq_bulk_reduce(int headdim) { return headdim == 128; }
 // masks; at hd128 the two are within 1% except s16k causal (overlap 1.06-1.09x faster), at hd256
 // overlap is 1-2% faster (lent H200, alternating rounds: lib/kernels/fa3/NOTES_BWD.md, run 5).
 constexpr bool bwd_overlap_gemms(int headdim) { return headdim != 64; }
+
+// fa3_bwd's causal tiles come in sections of this many kv heads (bwd_tile_scheduler.cuh), each
+// heaviest key block first, claimed dynamically by a grid of `grid` CTAs: enough tiles for the
+// claims to balance (two grids' worth, a power of two of heads), but no more heads than half the
+// L2 holds of their Q, dO (16 bits) and dQ accumulator (float32). At s16384 hd128 one head's are
+// 16 MiB: sections of 33 heads (the earlier static order's) read 98 GB from DRAM at 1 x 128 x
+// 16384 causal where sections of 1 read 12 GB (lent H200, ncu, lib/kernels/fa3/NOTES_BWD.md run 7).
+constexpr int bwd_causal_section_heads(int n_blocks, int kv_heads, int heads_per_kv_head,
+                                       std::int64_t seqlen_q, int headdim, unsigned grid,
+                                       std::int64_t l2_bytes) {
+  const int balanced = int(std::bit_ceil(unsigned((2 * int(grid) + n_blocks - 1) / n_blocks)));
+  const std::int64_t head_bytes =
+      std::int64_t(heads_per_kv_head) * seqlen_q * headdim * (2 + 2 + 4);
+  const std::int64_t fit = std::max<std::int64_t>(1, l2_bytes / 2 / head_bytes);
+  const int fitting = int(std::bit_floor(std::uint64_t(fit)));
+  return std::clamp(std::min(balanced, fitting), 1, std::max(1, kv_heads));
+}
 
 }  // namespace fa4::fa3_tiles

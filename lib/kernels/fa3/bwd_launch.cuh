@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "core/fa3_tiles.hpp"
 #include "kernels/bwd_common.hpp"
 #include "kernels/cuda_status.hpp"
 #include "kernels/fa3/bwd_kernel.cuh"
@@ -75,12 +76,12 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   params.scale = float(1.0 / std::sqrt(double(d)));
   params.scale_log2 = float(1.0 / std::sqrt(double(d)) * double(kLog2e));
   if (params.tiles == 0) return Ok{};
-  // The forward's grid (tile_scheduler.cuh's host half); the causal sections of
-  // bwd_tile_scheduler.cuh.
+  // The forward's grid (tile_scheduler.cuh's host half); the causal sections' size
+  // (core/fa3_tiles.hpp) for bwd_tile_scheduler.cuh's order.
   const unsigned grid = T::kPersistent ? persistent_grid(params.tiles, *sms) : params.tiles;
   params.causal_group =
-      bwd_causal_section_heads(params.n_blocks, int(kv_heads), params.heads_per_kv_head,
-                               shape.seqlen_q, int(d), grid, *l2_bytes);
+      fa3_tiles::bwd_causal_section_heads(params.n_blocks, int(kv_heads), params.heads_per_kv_head,
+                                          shape.seqlen_q, int(d), grid, *l2_bytes);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");
 }

@@ -6,7 +6,7 @@
 //     diagonal, most for the first block, so heads are taken in sections of causal_group, each
 //     heaviest key block first. A section is small enough that its heads' Q, dO and dQ
 //     accumulator stay in L2 and large enough that the light tiles of one section balance the
-//     CTAs beside the heavy ones of the next (bwd_causal_section_heads, host side).
+//     CTAs beside the heavy ones of the next (core/fa3_tiles.hpp's bwd_causal_section_heads).
 // Tiles are handed out dynamically: CTA c takes tile c first, then the next unclaimed one from a
 // global counter (zeroed by preprocessing). The producer thread claims each tile and copies its
 // index's entry of the identity table into shared memory with TMA on kv_full, beside K and V
@@ -15,9 +15,6 @@
 // Inside a tile the CTA loops over the query heads of its kv head's group (GQA: dK and dV sum in
 // registers, no atomics) and, for each, over the query blocks that see the key block.
 #pragma once
-
-#include <algorithm>
-#include <bit>
 
 #include "kernels/fa3/bwd_traits.cuh"
 
@@ -61,22 +58,6 @@ __device__ __forceinline__ BwdTile tile_at(const BwdParams& p, int t) {
   }
   const int m_count = max(0, p.m_blocks - m_first);
   return BwdTile{n_block, bh, m_first, m_count, m_count * p.heads_per_kv_head};
-}
-
-// Host: Params::causal_group, in kv heads. Enough tiles for the dynamic order to balance (two
-// grids' worth, a power of two of heads), but no more heads than half the L2 holds of their Q,
-// dO (16 bits) and dQ accumulator (float32): at s16384 hd128 one head's are 16 MiB, and
-// sections of 33 heads (the static order's) read 98 GB from DRAM where sections of 1 read 12 GB
-// (1 x 128 x 16384 causal, ncu, NOTES_BWD.md run 7).
-inline int bwd_causal_section_heads(int n_blocks, int kv_heads, int heads_per_kv_head,
-                                    std::int64_t seqlen_q, int headdim, unsigned grid,
-                                    std::int64_t l2_bytes) {
-  const int balanced = int(std::bit_ceil(unsigned((2 * int(grid) + n_blocks - 1) / n_blocks)));
-  const std::int64_t head_bytes =
-      std::int64_t(heads_per_kv_head) * seqlen_q * headdim * (2 + 2 + 4);
-  const std::int64_t fit = std::max<std::int64_t>(1, l2_bytes / 2 / head_bytes);
-  const int fitting = int(std::bit_floor(std::uint64_t(fit)));
-  return std::clamp(std::min(balanced, fitting), 1, std::max(1, kv_heads));
 }
 
 // Query iteration `i` of a tile: query head (within the batch) and query block.

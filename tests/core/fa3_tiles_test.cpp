@@ -1,0 +1,42 @@
+// fa3_bwd's causal section rule (core/fa3_tiles.hpp): the L2 cap binds at long sequences, the
+// balance floor at short ones, and a section never holds more heads than there are.
+#include "core/fa3_tiles.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace {
+
+using fa4::fa3_tiles::bwd_causal_section_heads;
+
+constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // cudaDevAttrL2CacheSize on the H200
+constexpr unsigned kGrid = 132;                           // one CTA per SM
+
+TEST(BwdCausalSections, OneHeadWhenAHeadsOperandsFillHalfTheL2) {
+  // 1 x 128 x 16384, hd128: a head's Q, dO and dQ accumulator are 16 MiB.
+  EXPECT_EQ(bwd_causal_section_heads(128, 128, 1, 16384, 128, kGrid, kH200L2), 1);
+  // GQA 128/8: a kv head's group of 16 query heads, 256 MiB.
+  EXPECT_EQ(bwd_causal_section_heads(128, 8, 16, 16384, 128, kGrid, kH200L2), 1);
+}
+
+TEST(BwdCausalSections, TheL2CapIsAPowerOfTwoBelowHalfTheL2) {
+  // b4 h16 s4096, hd128: 4 MiB a head, 7 fit in 30 MiB, 4 taken; balance alone would take 16.
+  EXPECT_EQ(bwd_causal_section_heads(32, 64, 1, 4096, 128, kGrid, kH200L2), 4);
+}
+
+TEST(BwdCausalSections, ShortSequencesTakeTwoGridsOfTilesAtLeast) {
+  // b32 h16 s512, hd128: 4 key blocks a head, so two grids' worth is 66 heads (128 as a power of
+  // two); 0.5 MiB a head, 60 fit in half the L2 (32 as a power of two): the smaller, 32.
+  EXPECT_EQ(bwd_causal_section_heads(4, 512, 1, 512, 128, kGrid, kH200L2), 32);
+  // A larger L2 lets the balance floor bind: 128 heads.
+  EXPECT_EQ(bwd_causal_section_heads(4, 512, 1, 512, 128, kGrid, kH200L2 * 8), 128);
+}
+
+TEST(BwdCausalSections, NeverMoreHeadsThanThereAreNorFewerThanOne) {
+  EXPECT_EQ(bwd_causal_section_heads(4, 2, 1, 512, 128, kGrid, kH200L2), 2);
+  EXPECT_EQ(bwd_causal_section_heads(1, 1, 1, 1, 64, kGrid, kH200L2), 1);
+  EXPECT_EQ(bwd_causal_section_heads(1024, 64, 64, 131072, 256, kGrid, kH200L2), 1);
+}
+
+}  // namespace
