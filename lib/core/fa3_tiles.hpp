@@ -83,4 +83,19 @@ constexpr int bwd_causal_section_heads(int n_blocks, int kv_heads, int heads_per
   return std::clamp(std::min(balanced, fitting), 1, std::max(1, kv_heads));
 }
 
+// fa3_bwd splits a causal GQA group into its query heads: a tile walks one query head's query
+// blocks and stores that head's share of dK and dV into the workspace, and a launch after the
+// main kernel sums each group's shares (cuDNN's structure: per-query-head dK, dV and its
+// fmha_reduce_head launches). A tile that walks the whole group holds the Q, dO and dQ
+// accumulator of all its query heads in flight, and the CTAs of one kv head drift apart over
+// them. Measured on the lent H200 (hd128 bf16 causal, 16k tokens, TFLOP/s, split / group walk;
+// lib/kernels/fa3/NOTES_BWD.md, run 8): 128/8 heads s16384 502 / 449, s4096 452 / 388; 64/8
+// s4096-32768 +10-13%; 32/8 s4096-32768 +2-6%; but s1024 290 / 328 (32/8) and 305 / 315 (64/8),
+// one query row 2.0 / 6.5 (each split tile reloads K and V for a few queries), groups of 2 at
+// s16384 -2%, hd64 at 32/8 s16384 -1%; hd256 at 8/2 s16384 +2.6%.
+constexpr bool bwd_split_gqa_groups(bool causal, int heads_per_kv_head, std::int64_t seqlen_q,
+                                    int headdim) {
+  return causal && heads_per_kv_head >= 4 && seqlen_q >= 4096 && headdim >= 128;
+}
+
 }  // namespace fa4::fa3_tiles

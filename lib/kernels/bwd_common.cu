@@ -3,11 +3,13 @@
 // 16-byte accesses: preprocessing reads O and dO (2 * b*h_q*sq*dv*2 bytes) and writes LSE*log2e, D,
 // the zeroed tile counters, the tile-index table (16 bytes per key block) and, when asked, zeros
 // over dq slot 0 (b*h_q*rows_padded*d*4 bytes); the conversion reads the dq slots and writes dQ
-// (b*h_q*sq*d*2 bytes).
+// (b*h_q*sq*d*2 bytes); the group reduction reads the key-gradient partials (b*h_q*sk*(d+dv)*2
+// bytes) and writes dK and dV (b*h_kv*sk*(d+dv)*2 bytes).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -49,6 +51,41 @@ __device__ __forceinline__ float dot8(const uint4& a, const uint4& b) {
     sum = fmaf(fx.y, fy.y, sum);
   }
   return sum;
+}
+
+// sum[i] += the 8 values of v.
+template <typename Element>
+__device__ __forceinline__ void add8(const uint4& v, float (&sum)[kVector]) {
+  using Pair = std::conditional_t<std::is_same_v<Element, __half>, __half2, __nv_bfloat162>;
+  const Pair* x = reinterpret_cast<const Pair*>(&v);
+#pragma unroll
+  for (int i = 0; i < kVector / 2; ++i) {
+    float2 f;
+    if constexpr (std::is_same_v<Element, __half>)
+      f = __half22float2(x[i]);
+    else
+      f = __bfloat1622float2(x[i]);
+    sum[2 * i] += f.x;
+    sum[2 * i + 1] += f.y;
+  }
+}
+
+// 8 values times `scale`, rounded to Element, as one 16-byte vector.
+template <typename Element>
+__device__ __forceinline__ uint4 pack8(const float (&v)[kVector], float scale) {
+  uint4 packed;
+  std::uint32_t* words = reinterpret_cast<std::uint32_t*>(&packed);
+#pragma unroll
+  for (int i = 0; i < kVector / 2; ++i) {
+    if constexpr (std::is_same_v<Element, __half>) {
+      const __half2 pair = __floats2half2_rn(v[2 * i] * scale, v[2 * i + 1] * scale);
+      words[i] = *reinterpret_cast<const std::uint32_t*>(&pair);
+    } else {
+      const __nv_bfloat162 pair = __floats2bfloat162_rn(v[2 * i] * scale, v[2 * i + 1] * scale);
+      words[i] = *reinterpret_cast<const std::uint32_t*>(&pair);
+    }
+  }
+  return packed;
 }
 
 struct PreprocessParams {
@@ -147,21 +184,33 @@ __global__ void __launch_bounds__(kBlockThreads) convert_kernel(const ConvertPar
 #pragma unroll
     for (int i = 0; i < kVector; ++i) sum[i] += part[i];
   }
-  uint4 packed;
-  std::uint32_t* words = reinterpret_cast<std::uint32_t*>(&packed);
-#pragma unroll
-  for (int i = 0; i < kVector / 2; ++i) {
-    if constexpr (std::is_same_v<Element, __half>) {
-      const __half2 pair = __floats2half2_rn(sum[2 * i] * p.scale, sum[2 * i + 1] * p.scale);
-      words[i] = *reinterpret_cast<const std::uint32_t*>(&pair);
-    } else {
-      const __nv_bfloat162 pair =
-          __floats2bfloat162_rn(sum[2 * i] * p.scale, sum[2 * i + 1] * p.scale);
-      words[i] = *reinterpret_cast<const std::uint32_t*>(&pair);
-    }
-  }
   reinterpret_cast<uint4*>(static_cast<Element*>(p.dq) + row_index * p.headdim)[column / kVector] =
-      packed;
+      pack8<Element>(sum, p.scale);
+}
+
+// One tensor of the group reduction: dK or dV.
+struct GroupReduceTensor {
+  const void* partials;       // [batch * heads_q][seqlen_k][headdim]
+  void* out;                  // [batch * heads_kv][seqlen_k][headdim]
+  std::int64_t vectors;       // batch * heads_kv * seqlen_k * headdim / kVector
+  std::int64_t head_vectors;  // seqlen_k * headdim / kVector
+};
+struct GroupReduceParams {
+  GroupReduceTensor tensors[2];  // blockIdx.y: dK, dV
+  int group;                     // heads_q / heads_kv
+};
+
+template <typename Element>
+__global__ void __launch_bounds__(kBlockThreads) group_reduce_kernel(const GroupReduceParams p) {
+  const GroupReduceTensor& t = p.tensors[blockIdx.y];
+  const std::int64_t vector = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
+  if (vector >= t.vectors) return;
+  const std::int64_t kv_head = vector / t.head_vectors;
+  const uint4* part = static_cast<const uint4*>(t.partials) + kv_head * p.group * t.head_vectors +
+                      (vector - kv_head * t.head_vectors);
+  float sum[kVector] = {};
+  for (int g = 0; g < p.group; ++g) add8<Element>(part[g * t.head_vectors], sum);
+  static_cast<uint4*>(t.out)[vector] = pack8<Element>(sum, 1.0f);
 }
 
 unsigned blocks_for(std::int64_t work_items, int items_per_block) {
@@ -180,7 +229,8 @@ Status check_vector_dims(const AttnShape& shape, const char* what) {
 
 }  // namespace
 
-WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots) {
+WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots,
+                                 bool key_grad_partials) {
   WorkspaceLayout layout;
   layout.rows_padded = (shape.seqlen_q + kRowAlignment - 1) / kRowAlignment * kRowAlignment;
   layout.dq_slots = dq_slots;
@@ -190,12 +240,22 @@ WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots) 
   layout.d_offset = aligned(rows * sizeof(float));
   layout.tile_counters_offset = layout.d_offset + aligned(rows * sizeof(float));
   layout.tile_ids_offset = layout.tile_counters_offset + aligned(kTileCounters * sizeof(int));
+  const std::int64_t tile_heads = key_grad_partials ? shape.heads_q : shape.heads_kv;
   layout.tile_id_entries =
-      shape.batch * shape.heads_kv * ((shape.seqlen_k + kMinKeyBlock - 1) / kMinKeyBlock) + 1;
+      shape.batch * tile_heads * ((shape.seqlen_k + kMinKeyBlock - 1) / kMinKeyBlock) + 1;
   layout.dq_accum_offset =
       layout.tile_ids_offset + aligned(std::size_t(layout.tile_id_entries) * sizeof(int4));
   layout.bytes =
       layout.dq_accum_offset + std::size_t(dq_slots) * layout.dq_slot_floats * sizeof(float);
+  if (key_grad_partials) {
+    const std::size_t key_rows = std::size_t(shape.batch * shape.heads_q * shape.seqlen_k);
+    const std::size_t element = element_bytes(shape.dtype);
+    layout.key_grad_partials = true;
+    layout.dk_partials_offset = aligned(layout.bytes);
+    layout.dv_partials_offset =
+        layout.dk_partials_offset + aligned(key_rows * std::size_t(shape.headdim) * element);
+    layout.bytes = layout.dv_partials_offset + key_rows * std::size_t(shape.headdim_v) * element;
+  }
   return layout;
 }
 
@@ -206,7 +266,9 @@ WorkspaceArrays workspace_arrays(const WorkspaceLayout& layout, void* workspace)
       .d = reinterpret_cast<float*>(base + layout.d_offset),
       .tile_counters = reinterpret_cast<int*>(base + layout.tile_counters_offset),
       .tile_ids = reinterpret_cast<std::int32_t*>(base + layout.tile_ids_offset),
-      .dq_accum = reinterpret_cast<float*>(base + layout.dq_accum_offset)};
+      .dq_accum = reinterpret_cast<float*>(base + layout.dq_accum_offset),
+      .dk_partials = layout.key_grad_partials ? base + layout.dk_partials_offset : nullptr,
+      .dv_partials = layout.key_grad_partials ? base + layout.dv_partials_offset : nullptr};
 }
 
 Status launch_preprocess(const AttnShape& shape, const AttnBuffers& buffers,
@@ -257,6 +319,32 @@ Status launch_dq_convert(const AttnShape& shape, const AttnBuffers& buffers,
   else
     convert_kernel<__half><<<blocks, kBlockThreads, 0, stream>>>(params);
   return cuda_status(cudaGetLastError(), "dQ conversion: kernel launch");
+}
+
+Status launch_group_reduce(const AttnShape& shape, const AttnBuffers& buffers,
+                           const WorkspaceLayout& layout, Stream stream) {
+  if (Status s = check_vector_dims(shape, "key-gradient group reduction"); !s) return s;
+  if (!layout.key_grad_partials)
+    return Error{"key-gradient group reduction: the workspace layout holds no partials"};
+  const WorkspaceArrays arrays = workspace_arrays(layout, buffers.workspace);
+  const std::int64_t kv_rows = shape.batch * shape.heads_kv * shape.seqlen_k;
+  const auto tensor = [&](const void* partials, void* out, std::int64_t dim) {
+    return GroupReduceTensor{.partials = partials,
+                             .out = out,
+                             .vectors = kv_rows * dim / kVector,
+                             .head_vectors = shape.seqlen_k * dim / kVector};
+  };
+  const GroupReduceParams params{
+      .tensors = {tensor(arrays.dk_partials, buffers.dk, shape.headdim),
+                  tensor(arrays.dv_partials, buffers.dv, shape.headdim_v)},
+      .group = int(shape.heads_q / shape.heads_kv)};
+  const dim3 grid(
+      blocks_for(kv_rows * std::max(shape.headdim, shape.headdim_v) / kVector, kBlockThreads), 2);
+  if (shape.dtype == Dtype::bf16)
+    group_reduce_kernel<__nv_bfloat16><<<grid, kBlockThreads, 0, stream>>>(params);
+  else
+    group_reduce_kernel<__half><<<grid, kBlockThreads, 0, stream>>>(params);
+  return cuda_status(cudaGetLastError(), "key-gradient group reduction: kernel launch");
 }
 
 }  // namespace fa4::kernels::bwd

@@ -11,6 +11,11 @@
 //                                          one more, for kernels that hand a tile's index from
 //                                          thread to thread through a TMA copy
 //     dq_accum [dq_slots][batch][heads_q][rows_padded][headdim]
+//     dk_partials [batch][heads_q][seqlen_k][headdim], dv_partials [...][headdim_v]  shape.dtype,
+//                                          only in a layout asked for per-query-head key
+//                                          gradients: a kernel that splits each GQA group into
+//                                          its query heads stores each head's share of dK and dV
+//                                          there, and the group reduction sums them
 //   rows_padded = seqlen_q rounded up to kRowAlignment, so a kernel whose query block divides
 //   kRowAlignment reads LSE and D and adds into dq_accum without bounds checks (the padding rows
 //   have P = 0, and what lands in their dq_accum rows is never read).
@@ -25,6 +30,9 @@
 //   With causal masking, row r sums only the slots j whose first key j * key_block it sees
 //   (j * key_block <= r + seqlen_k - seqlen_q): the slots a deterministic kernel wrote for it.
 //   Rows that see no key get dQ = 0.
+// - the group reduction (per-query-head key gradients only): dK and dV of kv head j = the sum of
+//   the partials of its query heads j * g .. j * g + g - 1 (g = heads_q / heads_kv) in float32,
+//   rounded once to shape.dtype.
 //
 // dS here is the gradient with respect to the scaled scores (scale * Q K^T); dK = scale * dS^T Q is
 // the main kernel's to scale.
@@ -52,12 +60,18 @@ struct WorkspaceLayout {
   std::size_t d_offset = 0;
   std::size_t tile_counters_offset = 0;
   std::size_t tile_ids_offset = 0;
-  std::int64_t tile_id_entries = 0;  // batch * heads_kv * ceil(seqlen_k / kMinKeyBlock) + 1
+  // batch * (heads_q with per-query-head key gradients, else heads_kv)
+  //   * ceil(seqlen_k / kMinKeyBlock) + 1
+  std::int64_t tile_id_entries = 0;
   std::size_t dq_accum_offset = 0;
+  bool key_grad_partials = false;
+  std::size_t dk_partials_offset = 0;
+  std::size_t dv_partials_offset = 0;
   std::size_t bytes = 0;  // the workspace_bytes a kernel using this layout reports
 };
 
-WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots);
+WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots,
+                                 bool key_grad_partials = false);
 
 // The arrays of `layout` inside `workspace` (AttnBuffers::workspace).
 struct WorkspaceArrays {
@@ -66,6 +80,8 @@ struct WorkspaceArrays {
   int* tile_counters;
   std::int32_t* tile_ids;
   float* dq_accum;
+  void* dk_partials;  // nullptr without per-query-head key gradients
+  void* dv_partials;
 };
 WorkspaceArrays workspace_arrays(const WorkspaceLayout& layout, void* workspace);
 
@@ -78,5 +94,9 @@ Status launch_preprocess(const AttnShape& shape, const AttnBuffers& buffers,
 // filled the slots (used only with causal masking and dq_slots > 1).
 Status launch_dq_convert(const AttnShape& shape, const AttnBuffers& buffers,
                          const WorkspaceLayout& layout, std::int64_t key_block, Stream stream);
+
+// Enqueues the group reduction of a layout with key_grad_partials into buffers.dk and buffers.dv.
+Status launch_group_reduce(const AttnShape& shape, const AttnBuffers& buffers,
+                           const WorkspaceLayout& layout, Stream stream);
 
 }  // namespace fa4::kernels::bwd

@@ -171,6 +171,12 @@ std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& s, const Options& o) {
   return fa3_tiles::bwd_dq_bulk_reduce(int(s.headdim)) ? *o.lab_fa3_backward : DqAdd::atomics;
 }
 
+bool lab_fa3_splits_groups(const AttnShape& s, const Options& o) {
+  return o.lab_fa3_backward &&
+         fa3_tiles::bwd_split_gqa_groups(s.causal, int(s.heads_q / s.heads_kv), s.seqlen_q,
+                                         int(s.headdim));
+}
+
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {
   if (algorithm != Algorithm::fa4) return 0;
   // FA4 turns emulation off where MUFU doubled (B300: 32 ex2/clk/SM), fa4-facts.md §4.

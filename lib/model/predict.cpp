@@ -261,11 +261,18 @@ bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o) {
 // log2 e and zeroes the float32 dQ accumulator; the conversion reads it and writes dQ. The
 // deterministic variant stores each key block's dQ part in a slot of its own (plain stores in the
 // main kernel, a share of their time exposed) and the conversion reads the slots the rows see
-// instead.
+// instead. Where fa3_bwd splits GQA groups, a last launch reads each query head's dK, dV partials
+// and writes their sums.
 struct SideLaunches {
   double bytes = 0;  // HBM bytes whose time adds to the main kernel's
   int launches = 0;  // besides the main kernel's (one per pass)
 };
+// dK and dV of `heads` heads per batch, 16-bit or 8-bit as the inputs.
+double key_grad_bytes(const AttnShape& s, double heads) {
+  return double(s.batch) * heads * double(s.seqlen_k) * double(s.headdim + s.headdim_v) *
+         element_bytes(s.dtype);
+}
+
 std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
                                                    const Options& o, const Prediction& p) {
   if (!lab_backward(gpu, o) && !hopper_persistent_backward(gpu, o)) return std::nullopt;
@@ -281,6 +288,10 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
                  conversion_write;
   }
   side.launches += lab_fa3_backward_passes(s, o) - 1;
+  if (lab_fa3_splits_groups(s, o)) {
+    side.bytes += key_grad_bytes(s, double(s.heads_q)) + key_grad_bytes(s, double(s.heads_kv));
+    side.launches += 1;
+  }
   return side;
 }
 
@@ -289,7 +300,10 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
 void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
                     double cta_overhead_cycles) {
   const bool persistent = is_persistent(p.algorithm);
-  const double heads_per_cta = lab_backward(gpu, o) ? double(s.heads_q) / double(s.heads_kv) : 1;
+  // Our backward kernels walk a GQA group per CTA unless fa3_bwd splits it (one query head each).
+  const double heads_per_cta = lab_backward(gpu, o) && !lab_fa3_splits_groups(s, o)
+                                   ? double(s.heads_q) / double(s.heads_kv)
+                                   : 1;
   const Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
                                  cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o));
   p.ctas = plan.ctas;
@@ -302,6 +316,9 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for a
   // Hopper backward (ours, FA3's) the launches beside the main kernel add their time after it.
   double hbm_bytes = attention_min_hbm_bytes(s, p.pass);
+  // Split groups store every query head's dK, dV partials instead of each kv head's sums.
+  if (lab_fa3_splits_groups(s, o))
+    hbm_bytes += key_grad_bytes(s, double(s.heads_q)) - key_grad_bytes(s, double(s.heads_kv));
   double launches = 1, side_s = 0;
   const double bandwidth = gpu.hbm_bytes_per_s * gpu.copy_efficiency;
   if (const auto side = backward_side_launches(gpu, s, o, p)) {

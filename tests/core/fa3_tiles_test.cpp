@@ -1,5 +1,6 @@
 // fa3_bwd's causal section rule (core/fa3_tiles.hpp): the L2 cap binds at long sequences, the
-// balance floor at short ones, and a section never holds more heads than there are.
+// balance floor at short ones, and a section never holds more heads than there are. Its GQA group
+// split: causal groups of 4 or more query heads at seqlen_q 4096 or more, hd128 and hd256 only.
 #include "core/fa3_tiles.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 namespace {
 
 using fa4::fa3_tiles::bwd_causal_section_heads;
+using fa4::fa3_tiles::bwd_split_gqa_groups;
 
 constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // cudaDevAttrL2CacheSize on the H200
 constexpr unsigned kGrid = 132;                           // one CTA per SM
@@ -37,6 +39,21 @@ TEST(BwdCausalSections, NeverMoreHeadsThanThereAreNorFewerThanOne) {
   EXPECT_EQ(bwd_causal_section_heads(4, 2, 1, 512, 128, kGrid, kH200L2), 2);
   EXPECT_EQ(bwd_causal_section_heads(1, 1, 1, 1, 64, kGrid, kH200L2), 1);
   EXPECT_EQ(bwd_causal_section_heads(1024, 64, 64, 131072, 256, kGrid, kH200L2), 1);
+}
+
+TEST(BwdGroupSplit, LongCausalGroupsOfFourOrMoreSplitAtHd128And256) {
+  EXPECT_TRUE(bwd_split_gqa_groups(true, 16, 16384, 128));  // Llama-3 405B
+  EXPECT_TRUE(bwd_split_gqa_groups(true, 4, 4096, 128));    // 8B at s4096, the threshold
+  EXPECT_TRUE(bwd_split_gqa_groups(true, 4, 16384, 256));
+}
+
+TEST(BwdGroupSplit, ShortNonCausalSmallGroupsOrHd64WalkTheGroup) {
+  EXPECT_FALSE(bwd_split_gqa_groups(false, 16, 16384, 128));  // non-causal: within 2% either way
+  EXPECT_FALSE(bwd_split_gqa_groups(true, 16, 1024, 128));    // 3-12% slower split at s1024
+  EXPECT_FALSE(bwd_split_gqa_groups(true, 16, 1, 128));       // one query row per head
+  EXPECT_FALSE(bwd_split_gqa_groups(true, 2, 16384, 128));    // groups of 2: 2% slower split
+  EXPECT_FALSE(bwd_split_gqa_groups(true, 4, 16384, 64));     // hd64: 1% slower split
+  EXPECT_FALSE(bwd_split_gqa_groups(true, 1, 16384, 128));    // MHA: nothing to split
 }
 
 }  // namespace

@@ -36,6 +36,10 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   const std::int64_t d = shape.headdim;
   const std::int64_t q_heads = shape.batch * shape.heads_q;
   const std::int64_t kv_heads = shape.batch * shape.heads_kv;
+  // Split groups: the tiles' heads are the query heads, writing the workspace's partials.
+  const bool split = layout.key_grad_partials;
+  const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
+  const std::int64_t tile_heads = split ? q_heads : kv_heads;
   BwdParams params{};
   if (Status status = tma::encode_tensor_maps(
           "fa3_bwd", shape.dtype, d,
@@ -43,17 +47,18 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
            {&params.do_map, buffers.dout, shape.seqlen_q, q_heads, T::kBlockM},
            {&params.k_map, buffers.k, shape.seqlen_k, kv_heads, T::kBlockN},
            {&params.v_map, buffers.v, shape.seqlen_k, kv_heads, T::kBlockN},
-           {&params.dk_map, buffers.dk, shape.seqlen_k, kv_heads, kBwdKeysPerWarpgroup},
-           {&params.dv_map, buffers.dv, shape.seqlen_k, kv_heads, kBwdKeysPerWarpgroup}});
+           {&params.dk_map, split ? arrays.dk_partials : buffers.dk, shape.seqlen_k, tile_heads,
+            kBwdKeysPerWarpgroup},
+           {&params.dv_map, split ? arrays.dv_partials : buffers.dv, shape.seqlen_k, tile_heads,
+            kBwdKeysPerWarpgroup}});
       !status)
     return status;
-  const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
   const std::int64_t rows = layout.rows_padded;
   const auto lse_map = tma::row_values_tensor_map(arrays.lse_log2, rows, q_heads, T::kBlockM);
   const auto delta_map = tma::row_values_tensor_map(arrays.d, rows, q_heads, T::kBlockM);
   if (!lse_map) return Error{"fa3_bwd: " + lse_map.error().message};
   if (!delta_map) return Error{"fa3_bwd: " + delta_map.error().message};
-  const std::int64_t tiles = (shape.seqlen_k + T::kBlockN - 1) / T::kBlockN * kv_heads;
+  const std::int64_t tiles = (shape.seqlen_k + T::kBlockN - 1) / T::kBlockN * tile_heads;
   static_assert(T::kBlockN % bwd::kMinKeyBlock == 0, "the tile-index table covers every tile");
   const auto tile_id_map = tma::tile_ids_tensor_map(arrays.tile_ids, tiles + 1);
   if (!tile_id_map) return Error{"fa3_bwd: " + tile_id_map.error().message};
@@ -65,8 +70,9 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   params.seqlen_q = int(shape.seqlen_q);
   params.seqlen_k = int(shape.seqlen_k);
   params.heads_q = int(shape.heads_q);
-  params.heads_kv = int(shape.heads_kv);
-  params.heads_per_kv_head = int(shape.heads_q / shape.heads_kv);
+  params.heads_kv = int(split ? shape.heads_q : shape.heads_kv);
+  params.heads_per_kv_head = split ? 1 : int(shape.heads_q / shape.heads_kv);
+  params.kv_load_group = split ? int(shape.heads_q / shape.heads_kv) : 1;
   params.batch = int(shape.batch);
   params.rows_padded = int(layout.rows_padded);
   params.m_blocks = int((shape.seqlen_q + T::kBlockM - 1) / T::kBlockM);
@@ -79,9 +85,9 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   // The forward's grid (tile_scheduler.cuh's host half); the causal sections' size
   // (core/fa3_tiles.hpp) for bwd_tile_scheduler.cuh's order.
   const unsigned grid = T::kPersistent ? persistent_grid(params.tiles, *sms) : params.tiles;
-  params.causal_group =
-      fa3_tiles::bwd_causal_section_heads(params.n_blocks, int(kv_heads), params.heads_per_kv_head,
-                                          shape.seqlen_q, int(d), grid, *l2_bytes);
+  params.causal_group = fa3_tiles::bwd_causal_section_heads(
+      params.n_blocks, int(tile_heads), params.heads_per_kv_head, shape.seqlen_q, int(d), grid,
+      *l2_bytes);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");
 }
@@ -113,29 +119,40 @@ Status launch_bwd_main_for(const AttnShape& shape, const AttnBuffers& buffers,
 // for deterministic kernels; given for completeness).
 inline constexpr std::int64_t kBwdKeyBlock = fa3_tiles::kBwdBlockN;
 
+// The workspace: one dQ accumulator, and dK, dV partials per query head where the groups split.
+bwd::WorkspaceLayout bwd_workspace_layout(const AttnShape& shape) {
+  const bool split = fa3_tiles::bwd_split_gqa_groups(
+      shape.causal, int(shape.heads_q / shape.heads_kv), shape.seqlen_q, int(shape.headdim));
+  return bwd::workspace_layout(shape, 1, split);
+}
+
 template <BwdVariant V>
 Status launch_bwd(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
-  const bwd::WorkspaceLayout layout = bwd::workspace_layout(shape, 1);
+  const bwd::WorkspaceLayout layout = bwd_workspace_layout(shape);
   if (Status status = bwd::launch_preprocess(shape, buffers, layout, true, stream); !status)
     return status;
   const Status main = shape.dtype == Dtype::bf16
                           ? launch_bwd_main_for<V, __nv_bfloat16>(shape, buffers, layout, stream)
                           : launch_bwd_main_for<V, __half>(shape, buffers, layout, stream);
   if (!main) return main;
+  if (layout.key_grad_partials)
+    if (Status status = bwd::launch_group_reduce(shape, buffers, layout, stream); !status)
+      return status;
   return bwd::launch_dq_convert(shape, buffers, layout, kBwdKeyBlock, stream);
 }
 
 std::size_t bwd_workspace_bytes(const AttnShape& shape) {
-  return bwd::workspace_layout(shape, 1).bytes;
+  return bwd_workspace_layout(shape).bytes;
 }
 
 std::optional<std::string> bwd_unsupported_reason(const AttnShape& shape,
                                                   const DeviceCaps& device) {
   if (auto reason = unsupported_hopper_device("fa3_bwd", device)) return reason;
   if (auto reason = unsupported_tiled_shape("fa3_bwd", shape)) return reason;
-  if ((shape.seqlen_k + kBwdKeyBlock - 1) / kBwdKeyBlock * shape.heads_kv * shape.batch >
+  // Tiles count query heads where GQA groups split (bwd_workspace_layout): bound by those.
+  if ((shape.seqlen_k + kBwdKeyBlock - 1) / kBwdKeyBlock * shape.heads_q * shape.batch >
       (std::int64_t{1} << 30))
-    return "fa3_bwd numbers its tiles with 32-bit integers: at most 2^30 key blocks";
+    return "fa3_bwd numbers its tiles with 32-bit integers: at most 2^30 key blocks of query heads";
   return std::nullopt;
 }
 

@@ -100,13 +100,14 @@ inline constexpr std::uint32_t kTileIndexBytes = 16;  // one entry of the tile-i
 template <class T>
 __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap<T>& smem,
                                           const BwdTile& tile, PipelineState& ring) {
+  const int bh_kv_load = tile.bh_kv / p.kv_load_group;
 #pragma unroll
   for (int cb = 0; cb < T::kColumnBlocks; ++cb) {
     const std::uint32_t offset = std::uint32_t(cb * T::kKvBlockBytes);
     tma_load_3d(smem.k() + offset, &p.k_map, smem.kv_full(), cb * kColumnBlock,
-                tile.n_block * T::kBlockN, tile.bh_kv);
+                tile.n_block * T::kBlockN, bh_kv_load);
     tma_load_3d(smem.v() + offset, &p.v_map, smem.kv_full(), cb * kColumnBlock,
-                tile.n_block * T::kBlockN, tile.bh_kv);
+                tile.n_block * T::kBlockN, bh_kv_load);
   }
   BwdQueryBlock qb = query_block(p, tile, 0);
 #pragma unroll 1

@@ -13,7 +13,9 @@
 // (and into a two-slot ring for the dQ reduce warp); the consumers read it after that wait, and
 // the index p.tiles ends their loop.
 // Inside a tile the CTA loops over the query heads of its kv head's group (GQA: dK and dV sum in
-// registers, no atomics) and, for each, over the query blocks that see the key block.
+// registers, no atomics) and, for each, over the query blocks that see the key block. Where the
+// launch splits GQA groups (BwdParams), a tile is one key block of one query head instead and
+// its dK, dV are that head's share, summed over the group by a launch after the main kernel.
 #pragma once
 
 #include "kernels/fa3/bwd_traits.cuh"
@@ -22,7 +24,7 @@ namespace fa4::kernels::fa3 {
 
 struct BwdTile {
   int n_block;
-  int bh_kv;       // batch * heads_kv + kv head
+  int bh_kv;       // batch * heads_kv + kv head (of the tiles' heads: BwdParams)
   int m_first;     // first query block that sees the key block
   int m_count;     // query blocks per query head (0: no query row sees a key of the block)
   int iterations;  // m_count * heads_per_kv_head

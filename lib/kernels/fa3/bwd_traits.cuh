@@ -156,9 +156,14 @@ struct BwdParams {
   CUtensorMap tile_id_map;
   int seqlen_q;
   int seqlen_k;
+  // The tiles' heads: heads_kv is the kv heads whose dK, dV the tiles write, heads_per_kv_head
+  // the query heads a tile walks. Split GQA groups (fa3_tiles::bwd_split_gqa_groups) tile by
+  // query head: heads_kv = heads_q, heads_per_kv_head = 1, dk_map and dv_map over the workspace's
+  // partials, and K and V loaded from head bh / kv_load_group.
   int heads_q;
   int heads_kv;
   int heads_per_kv_head;
+  int kv_load_group;  // query heads per K/V head when groups are split, else 1
   int batch;
   int rows_padded;  // seqlen_q rounded up to bwd::kRowAlignment (a multiple of kBlockM)
   int m_blocks;     // ceil(seqlen_q / kBlockM)

@@ -4,10 +4,12 @@
 // Algorithm (FA2 paper Algorithm 2; FA3's hopper/ backward, whose structure this follows).
 // Three launches: bwd_common's preprocessing (D = rowsum(dO o O), LSE * log2 e, zeroed float32 dQ
 // accumulator), the main kernel below, bwd_common's dQ conversion (times the softmax scale, to
-// 16 bits). The main kernel is a persistent grid (one CTA per SM) over tiles = (batch, kv head,
-// key block of kBlockN = 128 keys), claimed one at a time from a global counter; causal tiles come
-// in sections of heads small enough for L2, heaviest key block first (bwd_tile_scheduler.cuh).
-// Each CTA has 3 warpgroups (384 threads):
+// 16 bits); a fourth where long causal GQA groups split into their query heads
+// (core/fa3_tiles.hpp): bwd_common's group reduction of the per-query-head dK, dV partials. The
+// main kernel is a persistent grid (one CTA per SM) over tiles = (batch, kv head, key block of
+// kBlockN = 128 keys), claimed one at a time from a global counter; causal tiles come in sections
+// of heads small enough for L2, heaviest key block first (bwd_tile_scheduler.cuh). Each CTA has 3
+// warpgroups (384 threads):
 //   producer (warpgroup 0, setmaxnreg 24): one thread claims each tile, hands its index to the
 //     consumers and the reduce warp (a TMA copy of its entry in an identity table, completing the
 //     barrier they wait on), loads K and V once per tile by TMA and streams Q (with its rows' LSE *
@@ -28,7 +30,8 @@
 //                                   both warpgroups' dS columns are in shared memory (bar.sync);
 //                                   staged in shared memory for the reduce warp
 //     dK and dV stay in registers across the tile's query loop (GQA: across the group's query
-//     heads too, so dK/dV need no atomics); at the end they are scaled, rounded and stored by TMA
+//     heads too, so dK/dV need no atomics, unless the group is split: then a tile is one query
+//     head's and stores that head's share); at the end they are scaled, rounded and stored by TMA
 //     through K's and V's buffers (bwd_epilogue.cuh).
 //   Fully masked query blocks are skipped (a key block's loop starts at its causal diagonal);
 //   diagonal blocks and the last key block are masked; query rows past seqlen_q have LSE +inf
