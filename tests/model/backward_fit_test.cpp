@@ -4,10 +4,11 @@
 // bf16): fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db, fa3_bwd and
 // fa3_bwd_atomics (their current loop) from data/runs/2026-11-23-h200-bwd-2.db, copied below:
 // every figure within 10% (one, in a slow clock phase, within 15%). Held out: the Llama-3 GQA
-// shapes of data/sweeps/llama3.json (same session, never fitted to), and the lent H100's backward
-// runs (data/measurements/kernels/2026-11-23-h100-fa2-bwd-run{1,2}.csv and
-// 2026-11-23-h100-fa3-bwd-notes.csv), each kernel's worst error within the bound the model
-// reaches. lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
+// shapes of data/sweeps/llama3.json (same session, never fitted to: fa2_bwd; fa3_bwd from the run
+// of 2026-11-26), the lent H100's backward runs (data/measurements/kernels/
+// 2026-11-23-h100-fa2-bwd-run{1,2}.csv and 2026-11-23-h100-fa3-bwd-notes.csv) and the later
+// days' runs shipped in data/runs, each kernel's worst error within the bound the model reaches.
+// lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -219,6 +220,15 @@ const LaterRun kLaterRuns[] = {
     // The lent H200 at hd 64/128/256, seqlen 1k/4k/16k, both masks: fa3_bwd from -5.4% (hd128
     // s1024) to +5.5% (hd64 s16384 causal).
     {"2026-11-24-h200-bwd.db", "h200", {{"fa3_bwd", 5.5}}, {{"fa3_bwd", 18}}},
+    // The lent H200 of 2026-11-26 over the Llama-3 GQA shapes (data/sweeps/llama3.json), after
+    // fa3_bwd splits long causal groups into their query heads (core/fa3_tiles.hpp): fa3_bwd
+    // within 7.3% except two shapes it does not split: 16 x 64/8 x 1024 at +16.1% (a group of 8
+    // walked at s1024, 313 TFLOP/s measured; split it ran 305) and one query row per head
+    // (64 x 32/8, seqlen_q 1, seqlen_k 8192) at -14.7%; fa2_bwd within 6.4%.
+    {"2026-11-26-h200-llama3.db",
+     "h200",
+     {{"fa3_bwd", 16.5}, {"fa2_bwd", 6.5}},
+     {{"fa3_bwd", 11}, {"fa2_bwd", 11}}},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
@@ -246,40 +256,32 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
 
 // Held out: the Llama-3 GQA shapes of data/sweeps/llama3.json (hd128, causal, bf16), measured in
 // the same session as the fit set (data/runs/2026-11-23-h200-bwd-2.db, runs 3 and 5) and never
-// fitted to: fa3_bwd and fa2_bwd with their group's query heads in one CTA.
+// fitted to: fa2_bwd, with its group's query heads in one CTA. (fa3_bwd's figures of that run
+// are of a loop and a schedule since replaced; its Llama-3 check is the run of 2026-11-26 below.)
 struct Llama3Row {
   std::int64_t batch, heads_q, seqlen;
-  double fa3_bwd, fa2_bwd;  // TFLOP/s
+  double fa2_bwd;  // TFLOP/s
 };
 constexpr Llama3Row kLlama3[] = {
-    {16, 32, 1024, 338.7, 187.4},  {4, 32, 4096, 427.4, 232.7},  {2, 32, 8192, 512.3, 248.9},
-    {1, 32, 32768, 495.6, 286.1},  {16, 64, 1024, 304.8, 190.9}, {4, 64, 4096, 400.8, 234.1},
-    {2, 64, 8192, 435.2, 249.6},   {1, 64, 32768, 450.4, 272.8}, {4, 128, 4096, 379.3, 232.9},
-    {1, 128, 16384, 427.0, 264.2},
+    {16, 32, 1024, 187.4}, {4, 32, 4096, 232.7},   {2, 32, 8192, 248.9}, {1, 32, 32768, 286.1},
+    {16, 64, 1024, 190.9}, {4, 64, 4096, 234.1},   {2, 64, 8192, 249.6}, {1, 64, 32768, 272.8},
+    {4, 128, 4096, 232.9}, {1, 128, 16384, 264.2},
 };
 constexpr std::int64_t kLlama3KvHeads = 8;
-// The bound reached per kernel (rounded up). fa2_bwd lands within 6.4%; fa3_bwd's error grows with
-// the group (4 query heads per kv head: +1% to +14%; 8: +19% to +23%; 16: +26% to +30%), not
-// modeled: at 1 x 128/8 x 16384, measured, fa3_bwd reaches the H200's power limit and its clock
-// falls to about 1.65 GHz (lib/model/NOTES_BWD_FIT.md); the model has no power term.
-const std::map<std::string, double> kLlama3Bounds = {{"fa3_bwd", 30.5}, {"fa2_bwd", 6.5}};
+constexpr double kLlama3Fa2BoundPercent = 6.5;  // the bound reached (6.4%), rounded up
 
 TEST(BackwardFit, HeldOutLlama3GqaShapesWithinTheirBounds) {
   const hw::Spec& h200 = testing::gpu("h200");
-  std::map<std::string, double> worst;
+  double worst = 0;
   for (const Llama3Row& row : kLlama3) {
     AttnShape shape = testing::square(row.batch, row.heads_q, row.seqlen, 128, true);
     shape.heads_kv = kLlama3KvHeads;
-    for (const auto& [kernel, tflops] :
-         {std::pair{"fa3_bwd", row.fa3_bwd}, {"fa2_bwd", row.fa2_bwd}}) {
-      const double e = error_percent(h200, kernel, shape, tflops);
-      EXPECT_LE(std::abs(e), kLlama3Bounds.at(kernel)) << kernel << " " << describe(shape);
-      std::printf("llama3 %-8s %+6.1f%% %s\n", kernel, e, describe(shape).c_str());
-      worst[kernel] = std::max(worst[kernel], std::abs(e));
-    }
+    const double e = error_percent(h200, "fa2_bwd", shape, row.fa2_bwd);
+    EXPECT_LE(std::abs(e), kLlama3Fa2BoundPercent) << describe(shape);
+    std::printf("llama3 fa2_bwd %+6.1f%% %s\n", e, describe(shape).c_str());
+    worst = std::max(worst, std::abs(e));
   }
-  for (const auto& [kernel, e] : worst)
-    std::printf("held out (Llama-3)  %-8s worst %5.1f%%\n", kernel.c_str(), e);
+  std::printf("held out (Llama-3)  fa2_bwd worst %5.1f%%\n", worst);
 }
 
 // The schedule's terms where they can be read off alone: fa3_bwd's two passes at hd256 do six
