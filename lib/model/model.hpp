@@ -54,6 +54,10 @@ struct Options {
   // hd128, its warpgroups' waits on each query block, its key blocks' exposed K/V loads and dK/dV
   // stores (lib/model/NOTES_BWD_FIT.md).
   std::optional<DqAdd> lab_fa3_backward;
+  // GQA backward: each query head's dK and dV leave the main kernel as 16-bit partials and two
+  // launches after it sum each group's (cuDNN's fmha_reduce_head, one for dK and one for dV: ncu
+  // on the lent H200, lib/kernels/fa3/NOTES_BWD.md run 7).
+  bool group_reduced_key_grads = false;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).

@@ -261,8 +261,7 @@ bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o) {
 // log2 e and zeroes the float32 dQ accumulator; the conversion reads it and writes dQ. The
 // deterministic variant stores each key block's dQ part in a slot of its own (plain stores in the
 // main kernel, a share of their time exposed) and the conversion reads the slots the rows see
-// instead. Where fa3_bwd splits GQA groups, a last launch reads each query head's dK, dV partials
-// and writes their sums.
+// instead.
 struct SideLaunches {
   double bytes = 0;  // HBM bytes whose time adds to the main kernel's
   int launches = 0;  // besides the main kernel's (one per pass)
@@ -271,6 +270,15 @@ struct SideLaunches {
 double key_grad_bytes(const AttnShape& s, double heads) {
   return double(s.batch) * heads * double(s.seqlen_k) * double(s.headdim + s.headdim_v) *
          element_bytes(s.dtype);
+}
+
+// The launches after a GQA backward's main kernel that sum each group's dK, dV partials, stored
+// per query head: one where the lab's fa3_bwd splits the groups (core/fa3_tiles.hpp), two for
+// cuDNN (Options::group_reduced_key_grads); 0 where dK and dV leave summed.
+int key_grad_reduce_launches(const AttnShape& s, const Options& o) {
+  if (o.pass != Pass::bwd || s.heads_q == s.heads_kv) return 0;
+  if (lab_fa3_splits_groups(s, o)) return 1;
+  return o.group_reduced_key_grads ? 2 : 0;
 }
 
 std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
@@ -288,10 +296,6 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
                  conversion_write;
   }
   side.launches += lab_fa3_backward_passes(s, o) - 1;
-  if (lab_fa3_splits_groups(s, o)) {
-    side.bytes += key_grad_bytes(s, double(s.heads_q)) + key_grad_bytes(s, double(s.heads_kv));
-    side.launches += 1;
-  }
   return side;
 }
 
@@ -316,9 +320,6 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for a
   // Hopper backward (ours, FA3's) the launches beside the main kernel add their time after it.
   double hbm_bytes = attention_min_hbm_bytes(s, p.pass);
-  // Split groups store every query head's dK, dV partials instead of each kv head's sums.
-  if (lab_fa3_splits_groups(s, o))
-    hbm_bytes += key_grad_bytes(s, double(s.heads_q)) - key_grad_bytes(s, double(s.heads_kv));
   double launches = 1, side_s = 0;
   const double bandwidth = gpu.hbm_bytes_per_s * gpu.copy_efficiency;
   if (const auto side = backward_side_launches(gpu, s, o, p)) {
@@ -327,6 +328,15 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   } else if (p.pass == Pass::bwd) {
     hbm_bytes += 2 * kLseBytes * double(s.batch * s.heads_q * s.seqlen_q * s.headdim);
     launches = 3;  // dO.O row sums, the main kernel, dQ conversion
+  }
+  // Group-reduced dK, dV: the main kernel stores every query head's partials instead of each kv
+  // head's sums, and the reduction launches read them and write the sums after it.
+  if (const int reduce = key_grad_reduce_launches(s, o)) {
+    const double partials = key_grad_bytes(s, double(s.heads_q));
+    const double sums = key_grad_bytes(s, double(s.heads_kv));
+    hbm_bytes += partials - sums;
+    side_s += (partials + sums) / bandwidth;
+    launches += reduce;
   }
   const double hbm_s = hbm_bytes / bandwidth;
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);

@@ -6,6 +6,8 @@
 // - cuDNN's fused attention ("cudnn", "sdpa-cudnn", PyTorch's cuDNN backend) is a persistent,
 //   warp-specialized kernel: the model's fa3 on Hopper and fa4 on Blackwell;
 // - "fa4" is fa4;
+// - cuDNN's GQA backward stores dK and dV per query head and sums each group in two launches after
+//   its main kernel (Options::group_reduced_key_grads);
 // - a "-deterministic" suffix sums dQ in a fixed order (Options::deterministic), and "-1cta" runs
 //   FA4's backward on one CTA where its default on Blackwell is the 2-CTA pair (FA4 §3.2,
 //   flash-attention PR 2280), which "fa4" then means;
@@ -37,9 +39,11 @@ bool strip_suffix(std::string_view& name, std::string_view suffix) {
   return true;
 }
 
+bool is_cudnn(std::string_view family) { return family == "cudnn" || family == "sdpa-cudnn"; }
+
 // The algorithm closest to a published kernel family on this GPU, or nothing.
 std::optional<model::Algorithm> closest_algorithm(std::string_view family, const hw::Spec& gpu) {
-  if (family == "cudnn" || family == "sdpa-cudnn") {
+  if (is_cudnn(family)) {
     if (model::is_hopper(gpu)) return model::Algorithm::fa3;
     if (model::is_blackwell(gpu)) return model::Algorithm::fa4;
     return std::nullopt;
@@ -59,9 +63,8 @@ std::optional<model::Algorithm> closest_algorithm(std::string_view family, const
 // (635, 798, 913, 966, 1008 TFLOP/s counted over the triangle, a causal series' rise).
 bool cudnn_fp8_backward_on_blackwell(std::string_view family, const PublishedFigure& f,
                                      const hw::Spec& gpu) {
-  return (family == "cudnn" || family == "sdpa-cudnn") && f.pass == Pass::bwd &&
-         f.shape.dtype == Dtype::fp8 && model::is_blackwell(gpu) && f.shape.headdim <= 192 &&
-         f.shape.headdim_v <= 128;
+  return is_cudnn(family) && f.pass == Pass::bwd && f.shape.dtype == Dtype::fp8 &&
+         model::is_blackwell(gpu) && f.shape.headdim <= 192 && f.shape.headdim_v <= 128;
 }
 
 // Host time of one framework call that the figure's benchmark timed beside the kernels: every
@@ -86,6 +89,7 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
             fmt::format("no algorithm of the model stands for {} on {}", f.kernel, gpu.id)};
   o.algorithm = *algorithm;
   o.two_cta = family == "fa4" && !one_cta && f.pass == Pass::bwd && model::is_blackwell(gpu);
+  o.group_reduced_key_grads = is_cudnn(family) && f.pass == Pass::bwd && !o.deterministic;
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,
             "a deterministic forward pass is the plain one; the figure is mislabeled"};

@@ -33,11 +33,13 @@ struct Bound {
 const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 11}},
     {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6}},
-    {{"Hopper", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 11}},
-    {{"Hopper", Pass::bwd, true}, {13.5, 81, 6}},                // target missed: causal
+    // Median missed since cuDNN's GQA group reduction is modeled (7.4%): H200's non-causal GQA
+    // figures, 6-9% under-predicted before it, now 7-9% (lib/model/NOTES.md, section 2c).
+    {{"Hopper", Pass::bwd, false}, {7.5, kTargetWorst, 11}},
+    {{"Hopper", Pass::bwd, true}, {9, 81, 6}},                   // target missed: causal
     {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 31, 62}},  // worst: target missed
     {{"Blackwell", Pass::fwd, true}, {11.5, 39, 41}},            // target missed
-    {{"Blackwell", Pass::bwd, false}, {9, 72.5, 76}},            // target missed
+    {{"Blackwell", Pass::bwd, false}, {7.5, 61, 76}},            // target missed
     {{"Blackwell", Pass::bwd, true}, {kTargetMedian, 56, 53}},   // worst: target missed
 };
 
