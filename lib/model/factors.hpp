@@ -280,13 +280,15 @@ inline constexpr double kListScheduleTailShare = 0.5;
 inline constexpr double kLaunchOverheadSeconds = 4e-6;
 
 // A published benchmark that times one framework call per iteration (PyTorch SDPA, the cuDNN
-// frontend's Python graph, FlashAttention's Python interface; CUDA events around the call, as
-// every source in data/published/record does) also times the host work of the call before its
-// kernels start: on an idle stream the GPU waits for it. The model predicts the kernels' time;
-// the comparison with such a figure (lib/report/published_model.cpp) adds this per call. Fitted
-// to the record's "fit" figures at the shortest sequences, where it is most of the time. (The
-// B200 CSV of cudnn-frontend 1.15 implies 35-130 us a call at seqlen 512, far more than any
-// later source: its short sequences are the record's worst misses.)
+// frontend's Python graph, FlashAttention's Python interface; CUDA events around the call) also
+// times the host work of the call before its kernels start: on an idle stream the GPU waits for
+// it. The model predicts the kernels' time; the comparison with a figure of the record
+// (lib/report/published_model.cpp) adds this per call. Fitted to the record's "fit" figures at the
+// shortest sequences, where it is most of the time. (The B200 CSV of cudnn-frontend 1.15 implies
+// 35-130 us a call at seqlen 512, far more than any later source: its short sequences are the
+// record's worst misses.) cudnn-frontend's later CSVs sum the kernels' profiler durations
+// instead, so there this term stands in for a short-causal cost the model lacks
+// (lib/model/NOTES.md, section 2e).
 inline constexpr double kFrameworkCallSeconds = 15e-6;
 
 // --- The factors a prediction reports (Prediction::factors) --------------------------------
