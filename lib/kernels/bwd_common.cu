@@ -31,22 +31,21 @@ std::size_t aligned(std::size_t bytes) {
   return (bytes + kArrayAlignment - 1) / kArrayAlignment * kArrayAlignment;
 }
 
+// Pair i (values 2i and 2i + 1) of a 16-byte vector of 8 Element values, in float32.
+template <typename Element>
+__device__ __forceinline__ float2 pair_at(const uint4& v, int i) {
+  if constexpr (std::is_same_v<Element, __half>)
+    return __half22float2(reinterpret_cast<const __half2*>(&v)[i]);
+  else
+    return __bfloat1622float2(reinterpret_cast<const __nv_bfloat162*>(&v)[i]);
+}
+
 template <typename Element>
 __device__ __forceinline__ float dot8(const uint4& a, const uint4& b) {
-  using Pair = std::conditional_t<std::is_same_v<Element, __half>, __half2, __nv_bfloat162>;
-  const Pair* x = reinterpret_cast<const Pair*>(&a);
-  const Pair* y = reinterpret_cast<const Pair*>(&b);
   float sum = 0.0f;
 #pragma unroll
   for (int i = 0; i < kVector / 2; ++i) {
-    float2 fx, fy;
-    if constexpr (std::is_same_v<Element, __half>) {
-      fx = __half22float2(x[i]);
-      fy = __half22float2(y[i]);
-    } else {
-      fx = __bfloat1622float2(x[i]);
-      fy = __bfloat1622float2(y[i]);
-    }
+    const float2 fx = pair_at<Element>(a, i), fy = pair_at<Element>(b, i);
     sum = fmaf(fx.x, fy.x, sum);
     sum = fmaf(fx.y, fy.y, sum);
   }
@@ -56,15 +55,9 @@ __device__ __forceinline__ float dot8(const uint4& a, const uint4& b) {
 // sum[i] += the 8 values of v.
 template <typename Element>
 __device__ __forceinline__ void add8(const uint4& v, float (&sum)[kVector]) {
-  using Pair = std::conditional_t<std::is_same_v<Element, __half>, __half2, __nv_bfloat162>;
-  const Pair* x = reinterpret_cast<const Pair*>(&v);
 #pragma unroll
   for (int i = 0; i < kVector / 2; ++i) {
-    float2 f;
-    if constexpr (std::is_same_v<Element, __half>)
-      f = __half22float2(x[i]);
-    else
-      f = __bfloat1622float2(x[i]);
+    const float2 f = pair_at<Element>(v, i);
     sum[2 * i] += f.x;
     sum[2 * i + 1] += f.y;
   }

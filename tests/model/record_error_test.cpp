@@ -34,7 +34,7 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 11}},
     {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6}},
     // Median missed since cuDNN's GQA group reduction is modeled (7.4%): H200's non-causal GQA
-    // figures, 6-9% under-predicted before it, now 7-9% (lib/model/NOTES.md, section 2c).
+    // figures, 6-9% under-predicted before it, now 7-9% (lib/model/NOTES.md, section 2d).
     {{"Hopper", Pass::bwd, false}, {7.5, kTargetWorst, 11}},
     {{"Hopper", Pass::bwd, true}, {9, 81, 6}},                   // target missed: causal
     {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 31, 62}},  // worst: target missed
