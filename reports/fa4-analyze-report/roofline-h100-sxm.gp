@@ -18,30 +18,30 @@ set xtics autofreq
 set xrange [0.1:100000]
 set yrange [0.1:10000]
 plot 'roofline-h100-sxm.dat' index 0 using 1:2 with lines lw 2 lc rgb '#444444' title 'HBM 3.35 TB/s', \
-     'roofline-h100-sxm.dat' index 1 using 1:2 with lines lw 2 dt 2 lc rgb '#444444' title 'HBM copy 2.81 TB/s (measured)', \
+     'roofline-h100-sxm.dat' index 1 using 1:2 with lines lw 2 dt 2 lc rgb '#444444' title 'HBM copy 2.80 TB/s (measured)', \
      'roofline-h100-sxm.dat' index 2 using 1:2 with lines lw 2 lc rgb '#000000' title 'dense bf16 peak: 989', \
      'roofline-h100-sxm.dat' index 3 using 1:2 with lines lw 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128: 1979', \
      'roofline-h100-sxm.dat' index 4 using 1:2 with lines lw 2 lc rgb '#7d3c98' title 'shared memory, hd128: 1583', \
      'roofline-h100-sxm.dat' index 5 using 1:2 with lines lw 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128: 1256', \
-     'roofline-h100-sxm.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title 'cuBLAS bf16 GEMM (measured): 764', \
-     'roofline-h100-sxm.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128 (measured): 1946', \
-     'roofline-h100-sxm.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#7d3c98' title 'shared memory, hd128 (measured): 1623', \
-     'roofline-h100-sxm.dat' index 9 using 1:2 with lines lw 2 dt 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128 (measured): 1262', \
+     'roofline-h100-sxm.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title 'cuBLAS bf16 GEMM (measured): 771', \
+     'roofline-h100-sxm.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128 (measured): 1910', \
+     'roofline-h100-sxm.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#7d3c98' title 'shared memory, hd128 (measured): 1584', \
+     'roofline-h100-sxm.dat' index 9 using 1:2 with lines lw 2 dt 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128 (measured): 1274', \
      'roofline-h100-sxm.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#4e79a7' title 'naive (model)', \
      'roofline-h100-sxm.dat' index 11 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fa2 (model)', \
      'roofline-h100-sxm.dat' index 12 using 1:2 with points pt 9 ps 1.4 lc rgb '#e15759' title 'fa3 (model)', \
      'roofline-h100-sxm.dat' index 13 using 1:2 with points pt 9 ps 1.4 lc rgb '#76b7b2' title 'fa4 (model)', \
      'roofline-h100-sxm.dat' index 14 using 1:2 with points pt 7 ps 0.8 lc rgb '#f28e2b' title 'fa2 (ours)', \
      'roofline-h100-sxm.dat' index 15 using 1:2 with points pt 7 ps 0.8 lc rgb '#e15759' title 'fa3 (ours)', \
-     'roofline-h100-sxm.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#59a14f' title 'fa3_no_overlap (ours)', \
-     'roofline-h100-sxm.dat' index 17 using 1:2 with points pt 7 ps 0.8 lc rgb '#edc948' title 'fa3_no_pingpong (ours)', \
-     'roofline-h100-sxm.dat' index 18 using 1:2 with points pt 7 ps 0.8 lc rgb '#b07aa1' title 'fa3_no_ws (ours)', \
-     'roofline-h100-sxm.dat' index 19 using 1:2 with points pt 7 ps 0.8 lc rgb '#76b7b2' title 'fa4 (ours)', \
-     'roofline-h100-sxm.dat' index 20 using 1:2 with points pt 7 ps 0.8 lc rgb '#ff9da7' title 'sdpa_cudnn (peer:torch-cudnn)', \
-     'roofline-h100-sxm.dat' index 21 using 1:2 with points pt 7 ps 0.8 lc rgb '#9c755f' title 'sdpa_efficient (peer:torch-efficient)', \
-     'roofline-h100-sxm.dat' index 22 using 1:2 with points pt 7 ps 0.8 lc rgb '#bab0ac' title 'sdpa_flash (peer:torch-flash)', \
-     'roofline-h100-sxm.dat' index 23 using 1:2 with points pt 7 ps 0.8 lc rgb '#1f3b5a' title 'sdpa_math (peer:torch-math)', \
-     'roofline-h100-sxm.dat' index 24 using 1:2 with points pt 7 ps 0.8 lc rgb '#8c4a0e' title 'triton_fa (peer:triton)', \
+     'roofline-h100-sxm.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#76b7b2' title 'fa4 (ours)', \
+     'roofline-h100-sxm.dat' index 17 using 1:2 with points pt 7 ps 0.8 lc rgb '#59a14f' title 'sdpa_cudnn (peer:torch-cudnn)', \
+     'roofline-h100-sxm.dat' index 18 using 1:2 with points pt 7 ps 0.8 lc rgb '#edc948' title 'sdpa_efficient (peer:torch-efficient)', \
+     'roofline-h100-sxm.dat' index 19 using 1:2 with points pt 7 ps 0.8 lc rgb '#b07aa1' title 'sdpa_flash (peer:torch-flash)', \
+     'roofline-h100-sxm.dat' index 20 using 1:2 with points pt 7 ps 0.8 lc rgb '#ff9da7' title 'sdpa_math (peer:torch-math)', \
+     'roofline-h100-sxm.dat' index 21 using 1:2 with points pt 7 ps 0.8 lc rgb '#9c755f' title 'triton_fa (peer:triton)', \
+     'roofline-h100-sxm.dat' index 22 using 1:2 with points pt 7 ps 0.8 lc rgb '#bab0ac' title 'fa3_no_overlap (ours)', \
+     'roofline-h100-sxm.dat' index 23 using 1:2 with points pt 7 ps 0.8 lc rgb '#1f3b5a' title 'fa3_no_pingpong (ours)', \
+     'roofline-h100-sxm.dat' index 24 using 1:2 with points pt 7 ps 0.8 lc rgb '#8c4a0e' title 'fa3_no_ws (ours)', \
      'roofline-h100-sxm.dat' index 25 using 1:2:3 with labels left rotate by 90 font ',10' tc rgb '#444444' notitle
 
 unset multiplot

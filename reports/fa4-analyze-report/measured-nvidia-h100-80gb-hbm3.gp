@@ -1,0 +1,47 @@
+# Measured forward TFLOP/s on NVIDIA H100 80GB HBM3 (solid: ours, dashed: peers)
+# Written by fa4-analyze. Re-render after restyling with: gnuplot measured-nvidia-h100-80gb-hbm3.gp
+set terminal svg size 1200,380 noenhanced font 'Helvetica,12' background rgb 'white'
+set output (exists('svg_file') ? svg_file : 'measured-nvidia-h100-80gb-hbm3.svg')
+set datafile separator '\t'
+set grid xtics ytics mxtics mytics lc rgb '#e5e5e5'
+set clip two
+set style fill solid 0.85 border -1
+set multiplot layout 1,2 title 'Measured forward TFLOP/s on NVIDIA H100 80GB HBM3 (solid: ours, dashed: peers)'
+
+set title 'fwd hd128 non-causal'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'measured TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'measured-nvidia-h100-80gb-hbm3.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'fa2', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa3', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 3 using 1:2 with lines lw 2 dt 2 lc rgb '#76b7b2' title 'sdpa_cudnn', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 4 using 1:2 with lines lw 2 dt 2 lc rgb '#59a14f' title 'sdpa_flash', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 5 using 1:2 with lines lw 2 dt 2 lc rgb '#edc948' title 'sdpa_efficient', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#b07aa1' title 'triton_fa', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#ff9da7' title 'sdpa_math'
+
+set title 'fwd hd128 causal'
+set key outside right top vertical Left reverse
+set xlabel 'seqlen (tokens)'
+set ylabel 'measured TFLOP/s'
+set logscale x 2
+unset logscale y
+set xtics autofreq
+set xrange [*:*]
+set yrange [0:*]
+plot 'measured-nvidia-h100-80gb-hbm3.dat' index 8 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'fa2', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 9 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa3', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 10 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'fa4', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 11 using 1:2 with lines lw 2 dt 2 lc rgb '#76b7b2' title 'sdpa_cudnn', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 12 using 1:2 with lines lw 2 dt 2 lc rgb '#59a14f' title 'sdpa_flash', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 13 using 1:2 with lines lw 2 dt 2 lc rgb '#edc948' title 'sdpa_efficient', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 14 using 1:2 with lines lw 2 dt 2 lc rgb '#b07aa1' title 'triton_fa', \
+     'measured-nvidia-h100-80gb-hbm3.dat' index 15 using 1:2 with lines lw 2 dt 2 lc rgb '#ff9da7' title 'sdpa_math'
+
+unset multiplot
