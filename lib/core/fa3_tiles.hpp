@@ -54,11 +54,12 @@ constexpr int bwd_dq_chunks(int headdim) {
 }
 // Q and dO ring stages: 2, or 1 at hd256, where K and V take 128 KiB of shared memory.
 constexpr int bwd_ring_stages(int headdim) { return headdim == 256 ? 1 : 2; }
-// fa3_bwd adds dQ by bulk reduce-adds from a shared-memory staging tile only at hd128. At hd64
-// vector atomics from registers measured 1.03-1.18x faster at every shape of the FA3-paper sweep
-// (lent H200, data/runs/2026-11-23-h200-bwd.db: the staging tile's 128 rows a step outlast the
-// short GEMMs between two hand-offs); at hd256 the tile does not fit beside K and V.
-constexpr bool bwd_dq_bulk_reduce(int headdim) { return headdim == 128; }
+// fa3_bwd adds dQ by TMA reduce-adds from a shared-memory staging tile at hd64 and hd128, one
+// tensor reduce-add per 32-column box: 1.08-1.15x faster than vector atomics from registers at
+// hd64, 1.07-1.14x faster than the one-bulk-add-per-row tile it replaced at hd128 (lent H200,
+// 2026-11-26, alternating runs: lib/kernels/fa3/NOTES_BWD.md, run 9). At hd256 the tile does not
+// fit beside K and V.
+constexpr bool bwd_dq_bulk_reduce(int headdim) { return headdim != 256; }
 // fa3_bwd keeps each warpgroup's GEMMs in flight under its own exp2 and dS work except at hd64,
 // where ptxas serializes that loop anyway (128 queries a step: too few registers, warning C7512)
 // and waiting for each GEMM as it is issued measured 1.09-1.15x faster at s4k and s16k, both

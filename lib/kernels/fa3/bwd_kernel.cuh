@@ -47,15 +47,15 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     prefetch_tensor_map(&p.lse_map);
     prefetch_tensor_map(&p.delta_map);
     prefetch_tensor_map(&p.tile_id_map);
+    if constexpr (T::kBulkReduce) prefetch_tensor_map(&p.dq_map);
   }
   __syncthreads();
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
   if (warpgroup == 0) {
     warpgroup_release_registers<kProducerRegisters>();
-    const int warp = int(threadIdx.x) / kWarpSize;
-    if (warp == 0 && threadIdx.x == 0)
+    if (threadIdx.x == 0)
       load_tiles<T>(p, smem);
-    else if (T::kBulkReduce && warp == 1)
+    else if (T::kBulkReduce && threadIdx.x == kWarpSize)
       reduce_dq<T>(p, smem);
   } else {
     warpgroup_claim_registers<kConsumerRegisters>();

@@ -62,6 +62,11 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   static_assert(T::kBlockN % bwd::kMinKeyBlock == 0, "the tile-index table covers every tile");
   const auto tile_id_map = tma::tile_ids_tensor_map(arrays.tile_ids, tiles + 1);
   if (!tile_id_map) return Error{"fa3_bwd: " + tile_id_map.error().message};
+  if constexpr (T::kBulkReduce) {
+    const auto dq_map = tma::float_rows_tensor_map(arrays.dq_accum, d, rows, q_heads, T::kBlockM);
+    if (!dq_map) return Error{"fa3_bwd: " + dq_map.error().message};
+    params.dq_map = *dq_map;
+  }
   params.lse_map = *lse_map;
   params.delta_map = *delta_map;
   params.dq_accum = arrays.dq_accum;

@@ -167,40 +167,31 @@ __device__ __forceinline__ void load_tiles(const BwdParams& p, const BwdSharedMa
   }
 }
 
-// Warp 1 (kBulkReduce): for each tile the producer hands it (an index past the last ends the
-// loop), adds each query iteration's dQ tile, staged by the consumers, into the float32
-// accumulator, one bulk reduce-add per row (padding rows included: never read).
+// Warp 1's lane 0 (kBulkReduce): for each tile the producer hands it (an index past the last ends
+// the loop), adds each query iteration's dQ tile, staged by the consumers, into the float32
+// accumulator, one tensor reduce-add per 32-column box (padding rows included: never read).
 template <class T>
 __device__ __forceinline__ void reduce_dq(const BwdParams& p, const BwdSharedMap<T>& smem) {
-  const int lane = int(threadIdx.x) % kWarpSize;
   std::uint32_t staged_tiles = 0;
 #pragma unroll 1
   for (std::uint32_t tiles = 0;; ++tiles) {
     const int slot = int(tiles & 1u);
     mbarrier_wait(smem.reduce_tile_full(slot), (tiles >> 1) & 1u);
     const int t = int(ld_shared_u32(smem.reduce_tile_slot(slot)));
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(smem.reduce_tile_empty(slot));
+    mbarrier_arrive(smem.reduce_tile_empty(slot));
     if (t >= p.tiles) break;
     const BwdTile tile = tile_at<T>(p, t);
 #pragma unroll 1
     for (int i = 0; i < tile.iterations; ++i, ++staged_tiles) {
       const BwdQueryBlock qb = query_block(p, tile, i);
-      float* rows =
-          p.dq_accum +
-          (std::int64_t(qb.bh_q) * p.rows_padded + qb.m_block * T::kBlockM + lane) * T::kHeadDim;
-      std::uint32_t staged = smem.dq() + std::uint32_t(lane * T::kDqRowBytes);
       mbarrier_wait(smem.dq_full(), staged_tiles & 1u);
 #pragma unroll
-      for (int r = 0; r < T::kBlockM / kWarpSize; ++r) {
-        bulk_reduce_add_f32(rows, staged, T::kHeadDim * 4);
-        rows += kWarpSize * T::kHeadDim;
-        staged += kWarpSize * T::kDqRowBytes;
-      }
+      for (int box = 0; box < T::kDqBoxes; ++box)
+        tma_reduce_add_3d(&p.dq_map, smem.dq() + std::uint32_t(box * T::kDqBoxBytes),
+                          box * T::kDqBoxColumns, qb.m_block * T::kBlockM, qb.bh_q);
       tma_store_commit();
       tma_store_wait_read();
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(smem.dq_empty());
+      mbarrier_arrive(smem.dq_empty());
     }
   }
   tma_store_wait_all();
@@ -313,16 +304,24 @@ __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T
   const int g = lane / 4, t = lane % 4;
   const int warp_row = row0 + (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 + g;
   if constexpr (T::kBulkReduce) {
+    // Columns col0 + 8j + 2t, +1 of row r: box (col0 + 8j) / 32, 16-byte chunk (2 (j % 4) + t / 2)
+    // ^ (r % 8), r % 8 being g (conflict-free: a warp's 256 bytes in two wavefronts). The chunk's
+    // j part is an XOR of the row's address (boxes and rows are 128-byte aligned).
     mbarrier_wait(smem.dq_empty(), (iteration & 1u) ^ 1u);
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
-      const std::uint32_t row = smem.dq() + std::uint32_t((warp_row + 8 * h) * T::kDqRowBytes);
+      const std::uint32_t row =
+          smem.dq() + std::uint32_t(col0 / T::kDqBoxColumns * T::kDqBoxBytes +
+                                    (warp_row + 8 * h) * kSwizzleBytes + ((t / 2) ^ g) * 16 +
+                                    8 * (t % 2));
 #pragma unroll
-      for (int j = 0; j < kColumnBlock / 8; ++j)
-        asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
-                         row + std::uint32_t((col0 + 8 * j + 2 * t) * 4)),
-                     "f"(dq[4 * j + 2 * h]), "f"(dq[4 * j + 2 * h + 1])
+      for (int j = 0; j < kColumnBlock / 8; ++j) {
+        const std::uint32_t at =
+            (row ^ std::uint32_t((j % 4) * 32)) + std::uint32_t(j / 4 * T::kDqBoxBytes);
+        asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(dq[4 * j + 2 * h]),
+                     "f"(dq[4 * j + 2 * h + 1])
                      : "memory");
+      }
     }
     fence_proxy_async_shared();
     mbarrier_arrive(smem.dq_full());
@@ -340,22 +339,32 @@ __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T
   }
 }
 
-// P^T = 2^(S^T scale log2 e - LSE log2 e) in place; keys past seqlen_k or past a query's causal
-// limit get 0. `key0`: this thread's first key row; m0: the query block's first row.
+// A query block's per-row statistic (LSE * log2 e, or D) at this thread's accumulator columns:
+// columns 8j + 2t and 8j + 2t + 1 in registers 2j and 2j + 1.
+template <class T>
+__device__ __forceinline__ void load_row_stats(std::uint32_t stats, float (&r)[T::kStatRegs]) {
+  const int t = int(threadIdx.x) % 4;
+#pragma unroll
+  for (int j = 0; j < T::kBlockM / 8; ++j)
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
+                 : "=f"(r[2 * j]), "=f"(r[2 * j + 1])
+                 : "r"(stats + std::uint32_t((8 * j + 2 * t) * 4)));
+}
+
+// P^T = 2^(S^T scale log2 e - LSE log2 e) in place (`lse`: load_row_stats); keys past seqlen_k
+// or past a query's causal limit get 0. `key0`: this thread's first key row; m0: the query
+// block's first row.
 template <class T>
 __device__ __forceinline__ void probabilities(const BwdParams& p, float (&s)[T::kSRegs],
-                                              std::uint32_t lse, int key0, int n_block, int m0) {
+                                              const float (&lse)[T::kStatRegs], int key0,
+                                              int n_block, int m0) {
   const int t = int(threadIdx.x) % 4;
 #pragma unroll
   for (int j = 0; j < T::kBlockM / 8; ++j) {
-    float l0, l1;
-    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
-                 : "=f"(l0), "=f"(l1)
-                 : "r"(lse + std::uint32_t((8 * j + 2 * t) * 4)));
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
-      s[4 * j + 2 * h] = fast_exp2(fmaf(s[4 * j + 2 * h], p.scale_log2, -l0));
-      s[4 * j + 2 * h + 1] = fast_exp2(fmaf(s[4 * j + 2 * h + 1], p.scale_log2, -l1));
+      s[4 * j + 2 * h] = fast_exp2(fmaf(s[4 * j + 2 * h], p.scale_log2, -lse[2 * j]));
+      s[4 * j + 2 * h + 1] = fast_exp2(fmaf(s[4 * j + 2 * h + 1], p.scale_log2, -lse[2 * j + 1]));
     }
   }
   const int causal_shift = p.seqlen_k - p.seqlen_q;
@@ -375,27 +384,23 @@ __device__ __forceinline__ void probabilities(const BwdParams& p, float (&s)[T::
   }
 }
 
-// dS^T = P^T o (dP^T - D), packed to 16-bit pairs, and P^T packed too where `PackP`: one column
-// pair at a time, so that the float32 tiles die as the packed ones fill (registers: P^T, dP^T and
-// the packed tiles are never all live at once).
+// dS^T = P^T o (dP^T - D), packed to 16-bit pairs (`delta`: load_row_stats), and P^T packed
+// too where `PackP`: one column pair at a time, so that the float32 tiles die as the packed ones
+// fill (registers: P^T, dP^T and the packed tiles are never all live at once).
 template <class T, bool PackP>
 __device__ __forceinline__ void pack_score_gradients(const float (&pt)[T::kSRegs],
                                                      const float (&dpt)[T::kSRegs],
-                                                     std::uint32_t delta,
+                                                     const float (&delta)[T::kStatRegs],
                                                      std::uint32_t (&dsp)[T::kPRegs],
                                                      std::uint32_t (&pp)[T::kPRegs]) {
   using Element = typename T::Element;
-  const int t = int(threadIdx.x) % 4;
 #pragma unroll
   for (int j = 0; j < T::kBlockM / 8; ++j) {
-    float d0, d1;
-    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
-                 : "=f"(d0), "=f"(d1)
-                 : "r"(delta + std::uint32_t((8 * j + 2 * t) * 4)));
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
       const int k = 4 * j + 2 * h;
-      dsp[2 * j + h] = pack_pair<Element>(pt[k] * (dpt[k] - d0), pt[k + 1] * (dpt[k + 1] - d1));
+      dsp[2 * j + h] = pack_pair<Element>(pt[k] * (dpt[k] - delta[2 * j]),
+                                          pt[k + 1] * (dpt[k + 1] - delta[2 * j + 1]));
       if constexpr (PackP) pp[2 * j + h] = pack_pair<Element>(pt[k], pt[k + 1]);
     }
   }
@@ -423,6 +428,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
   float dp[T::kSRegs];
   std::uint32_t pp[T::kPRegs];
   std::uint32_t dsp[T::kPRegs];
+  float stats[T::kStatRegs];  // the query block's LSE * log2 e, then its D
   const auto issue_s = [&](const PipelineState& at) {
     mbarrier_wait(smem.q_full(at.index), at.phase);
     gemm_ss<T::kBlockM, T::kIsBf16, T::kHeadDim / kMmaK, T::kKvBlockBytes, T::kQBlockBytes, false>(
@@ -444,9 +450,10 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       const BwdQueryBlock qb = query_block(p, tile, i);
       const PipelineState at = st.ring;
       issue_s(at);
+      load_row_stats<T>(smem.lse(at.index), stats);
       wgmma_wait<0>();
       fence_operands(s);
-      probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, qb.m_block * T::kBlockM);
+      probabilities<T>(p, s, stats, key0, tile.n_block, qb.m_block * T::kBlockM);
       mbarrier_wait(smem.do_full(at.index), at.phase);
       convert_pairs<T>(s, pp);
       gemm_rs<T>(dv, pp, smem.dout(at.index));
@@ -486,10 +493,12 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       wait_if_serial();
       wgmma_wait<1>();  // S(i)
       fence_operands(s);
-      probabilities<T>(p, s, smem.lse(at.index), key0, tile.n_block, m0);
+      load_row_stats<T>(smem.lse(at.index), stats);
+      probabilities<T>(p, s, stats, key0, tile.n_block, m0);
       wgmma_wait<0>();  // dP(i)
       fence_operands(dp);
-      pack_score_gradients<T, T::kDv>(s, dp, smem.delta(at.index), dsp, pp);
+      load_row_stats<T>(smem.delta(at.index), stats);
+      pack_score_gradients<T, T::kDv>(s, dp, stats, dsp, pp);
       const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
       store_ds<T>(dsp, ds_tile, wg);
       if constexpr (T::kDv) gemm_rs<T>(dv, pp, smem.dout(at.index));  // dV += P^T dO

@@ -15,9 +15,9 @@ namespace fa4::kernels::fa3 {
 enum class BwdOutputs { all, dv, dk_dq };
 
 struct BwdVariant {
-  // dQ partials leave through a shared-memory tile that a producer warp adds into the float32
-  // accumulator with bulk reduce-adds (cp.reduce.async.bulk .add.f32), one per row; else each
-  // consumer thread adds its registers with vector atomics (red.global.add.v2.f32).
+  // dQ partials leave through a shared-memory tile that a producer thread adds into the float32
+  // accumulator with TMA reduce-adds (cp.reduce.async.bulk.tensor .add), one per 32-column box;
+  // else each consumer thread adds its registers with vector atomics (red.global.add.v2.f32).
   bool dq_bulk_reduce = true;
   // Ablations (what each Hopper feature buys). overlap_gemms: each warpgroup keeps GEMMs in flight
   // under its exp2, dS and dQ work (the loop in consume_tile); off, it waits for every GEMM as
@@ -75,15 +75,18 @@ struct BwdTraits {
   // rows by half the head dims (kBlockM = 64: columns w d/2..).
   static constexpr bool kDqSplitRows = kBlockM == 2 * kMmaM;
   static constexpr int kDqCols = kDqSplitRows ? HeadDim : HeadDim / 2;
-  // The dQ staging tile for the bulk reduce: float32 rows padded by 32 bytes so that the
-  // accumulator's float2 stores hit 32 distinct banks per half warp.
-  static constexpr int kDqRowBytes = HeadDim * 4 + 32;
-  static constexpr int kDqStageBytes = kBulkReduce ? kBlockM * kDqRowBytes : 0;
+  // The dQ staging tile for the bulk reduce: kBlockM rows of float32 in boxes of 32 columns (128
+  // bytes per row, the 128-byte swizzle), as the tensor reduce-add reads them (one per box).
+  static constexpr int kDqBoxColumns = kSwizzleBytes / 4;
+  static constexpr int kDqBoxes = HeadDim / kDqBoxColumns;
+  static constexpr int kDqBoxBytes = kBlockM * kSwizzleBytes;
+  static constexpr int kDqStageBytes = kBulkReduce ? kDqBoxes * kDqBoxBytes : 0;
 
   // Per-thread register tiles (wgmma accumulator layout: N / 2 fp32 per thread).
   static constexpr int kSRegs = kBlockM / 2;    // S^T, dP^T: 64 keys x kBlockM queries
   static constexpr int kPRegs = kBlockM / 4;    // P^T, dS^T packed 16-bit pairs
   static constexpr int kAccRegs = HeadDim / 2;  // dV, dK: 64 keys x d
+  static constexpr int kStatRegs = kBlockM / 4;  // a query block's LSE or D at a thread's columns
   // dQ = dS K runs in 64-column chunks (one at hd64/hd128, two at hd256), 32 registers each.
   static constexpr int kDqChunks = kDqCols / kColumnBlock;
   static_assert(kDqChunks == fa3_tiles::bwd_dq_chunks(HeadDim), "the model's dQ chunk count");
@@ -129,7 +132,7 @@ struct BwdTraits {
                     kWarpgroupKvBytes % kSwizzleAtomBytes == 0,
                 "every tile and warpgroup slice starts 1024-byte aligned");
   static_assert(kDqOffset % kSwizzleAtomBytes == 0, "tiles before the dQ staging stay aligned");
-  static_assert(kDqRowBytes % 16 == 0, "bulk reduce-adds: 16-byte aligned rows");
+  static_assert(kDqBoxBytes % kSwizzleAtomBytes == 0, "dQ boxes start 1024-byte aligned");
   static_assert(kLseOffset % 128 == 0 && kStatBytes % 128 == 0,
                 "TMA destinations: 128-byte aligned");
   static_assert(kSharedBytes <= kMaxSharedBytes, "tiles exceed the 227 KiB of shared memory");
@@ -154,6 +157,9 @@ struct BwdParams {
   // The identity table of tile indices (bwd_common.hpp's tile_ids) in boxes of one entry: the
   // producer hands a claimed index to the consumers and the reduce warp by copying its entry.
   CUtensorMap tile_id_map;
+  // The dQ accumulator as {headdim, rows_padded, batch * heads_q} float32, in boxes of {32,
+  // kBlockM, 1} with the 128-byte swizzle: the staging tile's tensor reduce-adds (kBulkReduce).
+  CUtensorMap dq_map;
   int seqlen_q;
   int seqlen_k;
   // The tiles' heads: heads_kv is the kv heads whose dK, dV the tiles write, heads_per_kv_head

@@ -1,5 +1,5 @@
 // fa3_bwd: FlashAttention-3-style backward pass on Hopper (sm_90a): wgmma, TMA, warp
-// specialization, register-resident dK/dV, dQ accumulated in float32 by bulk reduce-adds.
+// specialization, register-resident dK/dV, dQ accumulated in float32 by TMA reduce-adds.
 //
 // Algorithm (FA2 paper Algorithm 2; FA3's hopper/ backward, whose structure this follows).
 // Three launches: bwd_common's preprocessing (D = rowsum(dO o O), LSE * log2 e, zeroed float32 dQ
@@ -14,9 +14,9 @@
 //     consumers and the reduce warp (a TMA copy of its entry in an identity table, completing the
 //     barrier they wait on), loads K and V once per tile by TMA and streams Q (with its rows' LSE *
 //     log2 e, a 2-D tensor map: rows by query head) and dO (with D) of every query block into a
-//     kStages-deep ring on full/empty mbarriers; a second warp adds each query block's dQ tile from
-//     shared memory into the float32 accumulator with one bulk reduce-add (cp.reduce.async.bulk
-//     .add.f32) per row (bwd_mainloop.cuh);
+//     kStages-deep ring on full/empty mbarriers; one thread of a second warp adds each query
+//     block's dQ tile from shared memory into the float32 accumulator with one TMA tensor
+//     reduce-add (cp.reduce.async.bulk.tensor .add) per 32-column box (bwd_mainloop.cuh);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns keys 64w..64w+63 and computes
 //     the transposed products, so that wgmma's M dimension is keys and P^T, dS^T come out of the
 //     accumulators already in the A-operand register layout:
@@ -39,7 +39,7 @@
 //
 // Over fa2_bwd: wgmma from swizzled shared memory instead of mma.sync and ldmatrix, TMA and bulk
 // copies from a producer warpgroup instead of per-thread cp.async, the transposed products (no
-// register shuffles to feed P^T and dS^T to the dV/dK GEMMs), dQ accumulation by bulk reduce-add
+// register shuffles to feed P^T and dS^T to the dV/dK GEMMs), dQ accumulation by TMA reduce-adds
 // from a shared-memory tile instead of per-element atomics, a persistent grid that claims tiles
 // dynamically, heaviest first.
 //
@@ -47,15 +47,15 @@
 // causal: the unmasked area, core/shape.hpp). HBM bytes, main kernel: Q, dO once (2 * b*h_q*sq*d*2,
 // when the CTAs of one head share L2), K, V read and dK, dV written once (4 * b*h_kv*sk*d*2),
 // LSE and D (2 * b*h_q*sq*4); the dQ accumulator (b*h_q*sq*d*4) takes n_blocks reduce-adds per
-// row in L2 and reaches HBM about once; preprocessing reads O, dO and zeroes the accumulator, the
+// element in L2 and reaches HBM about once; preprocessing reads O, dO and zeroes the accumulator, the
 // conversion reads it and writes dQ. At hd128, 16k tokens, hidden 2048, s = 4096 (b4 h16):
 // 1.37 TFLOP (non-causal) against ~0.87 GB in all: compute-bound (floor at the lent H100's
 // measured 797 TFLOP/s GEMM ceiling: 1.72 ms; bytes at its measured 3.0 TB/s: 0.29 ms).
 //
 // Tiles (bf16/fp16), keys x queries per step, shared memory:
-//   hd64:  128 x 128, K + V 2 x 16, Q + dO 2 stages x (16 + 16), dS 2 x 32 = 160 KiB, dQ by
-//          atomics (FA3's 128 x 128)
-//   hd128: 128 x  64, K + V 2 x 32, Q + dO 2 x (16 + 16), dS 2 x 16, dQ staging 34 = 194 KiB
+//   hd64:  128 x 128, K + V 2 x 16, Q + dO 2 stages x (16 + 16), dS 2 x 32, dQ staging 32 =
+//          192 KiB (FA3's 128 x 128)
+//   hd128: 128 x  64, K + V 2 x 32, Q + dO 2 x (16 + 16), dS 2 x 16, dQ staging 32 = 192 KiB
 //          (FA3's causal tile; FA3 takes 80 queries non-causal)
 //   hd256: 128 x  64, K + V 2 x 64, Q + dO 1 x (32 + 32), dS 2 x 16 = 224 KiB, dQ by atomics.
 //          dK and dV of one warpgroup's 64 keys at d = 256 are 2 x 128 fp32 registers per
@@ -68,7 +68,7 @@
 //
 // Variant (registry entry): fa3_bwd_atomics adds dQ with red.global.add.v2.f32 from the
 // consumers' registers instead of the staging tile and the reduce warp (fa3_bwd itself does so at
-// hd64 and hd256: core/fa3_tiles.hpp says why). The other ablations: fa3_bwd_ablations.cu.
+// hd256: core/fa3_tiles.hpp says why). The other ablations: fa3_bwd_ablations.cu.
 //
 // Benchmark: build-gpu/tests/kernels/kernel_timing --pass bwd --kernels fa3_bwd --headdim 128
 #include "kernels/fa3/bwd_launch.cuh"

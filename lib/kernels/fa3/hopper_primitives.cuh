@@ -108,15 +108,14 @@ __device__ __forceinline__ void tma_store_wait_read() {
 __device__ __forceinline__ void tma_store_wait_all() {
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
-// Adds `bytes` (a multiple of 16) of float32 at shared `src` into global `dst` element by element
-// (cp.reduce.async.bulk .add.f32, one bulk operation, 16-byte aligned both sides); bulk-group
-// completion as tma_store_3d.
-__device__ __forceinline__ void bulk_reduce_add_f32(float* dst, std::uint32_t src,
-                                                    std::uint32_t bytes) {
+// Adds the box at `src` (laid out as tma_load_3d writes it) into the tensor at {c0, c1, c2}
+// element by element (cp.reduce.async.bulk.tensor .add); bulk-group completion as tma_store_3d.
+__device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, std::uint32_t src,
+                                                  int c0, int c1, int c2) {
   asm volatile(
-      "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(
-          reinterpret_cast<std::uint64_t>(dst)),
-      "r"(src), "r"(bytes)
+      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group"
+      " [%0, {%2, %3, %4}], [%1];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
 // Makes this thread's generic-proxy shared-memory writes visible to the async proxy (TMA).

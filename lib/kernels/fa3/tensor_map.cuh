@@ -105,6 +105,29 @@ inline Result<CUtensorMap> tile_ids_tensor_map(const std::int32_t* data, std::in
   return words_tensor_map(CU_TENSOR_MAP_DATA_TYPE_INT32, data, 4, entries, 4, "tile-index");
 }
 
+// The view {columns, rows, heads} of a float32 array (fa3_bwd's dQ accumulator), in boxes of
+// {32, box_rows, 1}: 128-byte rows, with the 128-byte swizzle.
+inline Result<CUtensorMap> float_rows_tensor_map(const float* data, std::int64_t columns,
+                                                 std::int64_t rows, std::int64_t heads,
+                                                 int box_rows) {
+  auto encode = tensor_map_encoder();
+  if (!encode) return encode.error();
+  CUtensorMap map{};
+  constexpr int kBoxColumns = kSwizzleBytes / 4;
+  const cuuint64_t dims[3] = {cuuint64_t(columns), cuuint64_t(rows), cuuint64_t(heads)};
+  const cuuint64_t strides[2] = {cuuint64_t(columns * 4), cuuint64_t(rows * columns * 4)};
+  const cuuint32_t box[3] = {cuuint32_t(kBoxColumns), cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult result =
+      (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(data), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return encoded_map(result, map,
+                     "float32 box {" + std::to_string(kBoxColumns) + ", " +
+                         std::to_string(box_rows) + ", 1} over {" + std::to_string(columns) +
+                         ", " + std::to_string(rows) + ", " + std::to_string(heads) + "}");
+}
+
 // One tensor map of a launch: where it goes, the tensor, its rows (seqlen) and heads (batch *
 // heads), the box rows of one copy.
 struct MapRequest {
