@@ -79,8 +79,9 @@ constexpr ReportedText kReported[] = {
     {Reported::lab_fa3_serial_dq_chunk_cycles, "lab_fa3_serial_dq_chunk_cycles",
      "cycles per float32 dQ element of fa3_bwd's chunks after the first (hd256), exposed",
      kOurBwdRun},
-    {Reported::lab_fa3_bulk_reduce_row_cycles, "lab_fa3_bulk_reduce_row_cycles",
-     "cycles per dQ row of fa3_bwd's bulk reduce-adds from its single staging tile", kOurBwdRun},
+    {Reported::lab_fa3_staged_step_wait_cycles, "lab_fa3_staged_step_wait_cycles",
+     "cycles per query block lost at fa3_bwd's wgmma waits and dS barrier, dQ staged for TMA",
+     "fa3_bwd on H200, FA3-paper sweep of 2026-11-26 (lib/model/NOTES_BWD_FIT.md)"},
     {Reported::fa2_slot_store_exposure, "fa2_slot_store_exposure",
      "share of the dQ slot stores' HBM time exposed in fa2_bwd_deterministic", kOurBwdRun},
     {Reported::overlap_persistent_backward, "overlap", kOverlapMeaning,
@@ -228,7 +229,12 @@ const Constant kConstants[] = {
     {"kLabFa3BackwardStepWaitCycles", kLabFa3BackwardStepWaitCycles, "fitted",
      name_of(Reported::lab_fa3_step_wait_cycles),
      "cycles per query block and pass that fa3_bwd loses at its wgmma waits and dS barrier "
-     "(warpgroups in phase); fitted to fa3_bwd on the lab's H200"},
+     "(warpgroups in phase) with dQ added by atomics; fitted to fa3_bwd on the lab's H200"},
+    {"kLabFa3StagedDqStepWaitCycles", kLabFa3StagedDqStepWaitCycles, "fitted",
+     name_of(Reported::lab_fa3_staged_step_wait_cycles),
+     "cycles per query block that fa3_bwd loses at its wgmma waits and dS barrier with dQ staged "
+     "in shared memory for TMA tensor reduce-adds (hd64, hd128); fitted to fa3_bwd at hd128 on "
+     "the lab's H200"},
     {"kHopperBackwardStepWaitCycles", kHopperBackwardStepWaitCycles, "fitted",
      name_of(Reported::hopper_bwd_step_wait_cycles),
      "cycles per query block that FA3's published backward (and cuDNN's, as the model takes it) "
@@ -248,11 +254,6 @@ const Constant kConstants[] = {
      "cycles per float32 dQ element of fa3_bwd's dQ chunks after a warpgroup's first (hd256), "
      "issued, waited for and added with nothing in flight; fitted to fa3_bwd at hd256 on the "
      "lab's H200"},
-    {"kLabFa3BulkReduceRowCycles", kLabFa3BulkReduceRowCycles, "fitted",
-     name_of(Reported::lab_fa3_bulk_reduce_row_cycles),
-     "cycles per dQ row of fa3_bwd's bulk reduce-adds; its single staging tile makes a tile last "
-     "at least rows x this; fitted to fa3_bwd at hd64 on the lab's H200 when hd64 took this path; "
-     "binds nowhere today (hd64 adds dQ by atomics, hd128's 64 rows stay below its tile time)"},
     {"kFa2DeterministicSlotStoreExposure", kFa2DeterministicSlotStoreExposure, "fitted",
      name_of(Reported::fa2_slot_store_exposure),
      "share of the HBM time of fa2_bwd_deterministic's dQ slot stores exposed beside its main "

@@ -172,13 +172,20 @@ inline constexpr double kBackwardKeyBlockIoExposure = 1.4;
 
 // fa3_bwd's consumer warpgroups are held in phase by the dS barrier (both warpgroups' dS must be
 // in shared memory before dQ = dS K), and each query block waits on its GEMMs (S^T and dP^T
-// before exp2; dQ; dK before the next S^T); run 5 of its notes counts the hd128 step as bound by
-// shared-memory bytes per FLOP as much as by the waits (the waits cost nothing measurable there:
-// fa3_bwd_no_overlap runs as fast). Cycles lost per query block and pass beyond the GEMMs and the
-// elementwise stream, which the model's persistent backward exposes in full already
-// (kOverlapPersistentBackward). Fitted to fa3_bwd at hd128 (bulk reduce; 12 figures of
-// data/runs/2026-11-23-h200-bwd-2.db, run 1) together with the dQ and ring terms below.
+// before exp2; dQ; dK before the next S^T) and on its dQ's way out. Cycles lost per query block
+// and pass beyond the GEMMs and the elementwise stream, which the model's persistent backward
+// exposes in full already (kOverlapPersistentBackward), per dQ path:
+// - dQ by atomics from the consumers' registers (fa3_bwd at hd256, fa3_bwd_atomics): fitted to
+//   fa3_bwd at hd128 when it staged dQ for one bulk reduce-add per row (12 figures of
+//   data/runs/2026-11-23-h200-bwd-2.db, run 1), together with the dQ and ring terms below, and
+//   kept for the atomics path, whose figures (hd256; fa3_bwd_atomics at hd128) it still meets.
 inline constexpr double kLabFa3BackwardStepWaitCycles = 800;
+// - dQ staged in shared memory and added by one TMA tensor reduce-add per 32-column box (fa3_bwd
+//   at hd64 and hd128 since run 9 of lib/kernels/fa3/NOTES_BWD.md): the consumers no longer wait
+//   for the staging tile to drain (ncu: the wait fell from 17.8% of warp samples to 1%). Fitted to
+//   fa3_bwd at hd128 in data/runs/2026-11-26-h200-bwd.db (12 figures), checked at hd64 (held
+//   out) and on the Llama-3 shapes of data/runs/2026-11-26-h200-llama3-2.db.
+inline constexpr double kLabFa3StagedDqStepWaitCycles = 400;
 // A one-stage Q/dO ring (fa3_bwd at hd256, where K and V take 128 KiB; the fa3_bwd_one_stage
 // ablation): the next query block's TMA loads wait until this block's GEMMs have read the stage,
 // so their latency is exposed once per query block and pass. Fitted to fa3_bwd_one_stage against
@@ -196,13 +203,6 @@ inline constexpr double kLabFa3DqAtomicCyclesPerElement = 0.04;
 // to fa3_bwd at hd256 (12 figures of data/runs/2026-11-23-h200-bwd-2.db, run 1), the only
 // configuration with such chunks.
 inline constexpr double kLabFa3SerialDqChunkCyclesPerElement = 0.23;
-// fa3_bwd's reduce warp adds a query block's dQ with one bulk reduce-add per row from a single
-// staging tile, which the next query block's dQ must wait for: a tile lasts at least this many
-// cycles per dQ row. Fitted to fa3_bwd at hd64 when it still took the bulk reduce there (128 rows
-// of 256 bytes a tile; measured 8.3k cycles against 5.9k without it). hd64 now adds dQ by atomics
-// (core/fa3_tiles.hpp), so the floor binds nowhere today: at hd128 (64 rows) it stays below the
-// tile time, which backward_fit_test checks. It is kept as the bulk-reduce path's floor.
-inline constexpr double kLabFa3BulkReduceRowCycles = 62;
 
 // fa2_bwd_deterministic's main kernel stores each key block's dQ part into its own float32 slot
 // (tiles x M x d x 4 bytes) with plain stores, and the conversion reads the slots back. The
@@ -318,7 +318,7 @@ enum class Reported {
   lab_fa3_dq_atomic_cycles,        // kLabFa3DqAtomicCyclesPerElement
   lab_fa3_one_stage_ring_cycles,   // kLabFa3OneStageRingCycles
   lab_fa3_serial_dq_chunk_cycles,  // kLabFa3SerialDqChunkCyclesPerElement
-  lab_fa3_bulk_reduce_row_cycles,  // kLabFa3BulkReduceRowCycles
+  lab_fa3_staged_step_wait_cycles,  // kLabFa3StagedDqStepWaitCycles
   fa2_slot_store_exposure,         // kFa2DeterministicSlotStoreExposure
   overlap_persistent_backward,     // kOverlapPersistentBackward
   mma_sync_share_blackwell,        // kMmaSyncShareBlackwell

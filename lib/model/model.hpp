@@ -34,9 +34,9 @@ struct Tile {
 Result<Tile> parse_tile(std::string_view text);  // "128x128"
 
 // How a backward kernel adds each key block's dQ into the float32 accumulator: float32 atomics
-// from the registers, or a bulk reduce-add (cp.reduce.async.bulk) of a staging tile in shared
-// memory.
-enum class DqAdd { atomics, bulk_reduce };
+// from the registers, or TMA tensor reduce-adds (cp.reduce.async.bulk.tensor) of a staging tile
+// in shared memory.
+enum class DqAdd { atomics, tensor_reduce };
 
 struct Options {
   Algorithm algorithm = Algorithm::fa4;

@@ -411,9 +411,13 @@ double exposed_key_block_io_cycles(const hw::Spec& gpu, const AttnShape& s, Pred
 double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Options& o,
                             Prediction& p) {
   const int passes = lab_fa3_backward_passes(s, o);
-  p.tile_time_cycles += passes * factors::kLabFa3BackwardStepWaitCycles;
-  p.factors.push_back(factors::reported(factors::Reported::lab_fa3_step_wait_cycles,
-                                        factors::kLabFa3BackwardStepWaitCycles));
+  const bool atomics = lab_fa3_dq_add(s, o) == DqAdd::atomics;
+  const double step_wait = atomics ? factors::kLabFa3BackwardStepWaitCycles
+                                   : factors::kLabFa3StagedDqStepWaitCycles;
+  p.tile_time_cycles += passes * step_wait;
+  p.factors.push_back(factors::reported(atomics ? factors::Reported::lab_fa3_step_wait_cycles
+                                                : factors::Reported::lab_fa3_staged_step_wait_cycles,
+                                        step_wait));
   if (fa3_tiles::bwd_ring_stages(int(s.headdim)) == 1) {
     p.tile_time_cycles += passes * factors::kLabFa3OneStageRingCycles;
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_one_stage_ring_cycles,
@@ -427,15 +431,10 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_serial_dq_chunk_cycles,
                                           factors::kLabFa3SerialDqChunkCyclesPerElement));
   }
-  if (lab_fa3_dq_add(s, o) == DqAdd::atomics) {
+  if (atomics) {
     p.tile_time_cycles += factors::kLabFa3DqAtomicCyclesPerElement * dq_rows * double(s.headdim);
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_dq_atomic_cycles,
                                           factors::kLabFa3DqAtomicCyclesPerElement));
-  } else {
-    p.tile_time_cycles =
-        std::max(p.tile_time_cycles, dq_rows * factors::kLabFa3BulkReduceRowCycles);
-    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_bulk_reduce_row_cycles,
-                                          factors::kLabFa3BulkReduceRowCycles));
   }
   const double k_again =
       (passes - 1) * double(p.tile.n) * double(s.headdim) * element_bytes(s.dtype);

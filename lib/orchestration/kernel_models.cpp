@@ -87,11 +87,11 @@ struct BackwardVariant {
 };
 const BackwardVariant kBackwardVariants[] = {
     {"fa2_bwd_deterministic", true, std::nullopt},
-    {"fa3_bwd", false, DqAdd::bulk_reduce},
+    {"fa3_bwd", false, DqAdd::tensor_reduce},
     {"fa3_bwd_atomics", false, DqAdd::atomics},
-    {"fa3_bwd_no_overlap", false, DqAdd::bulk_reduce},
-    {"fa3_bwd_one_stage", false, DqAdd::bulk_reduce},
-    {"fa3_bwd_no_persistent", false, DqAdd::bulk_reduce},
+    {"fa3_bwd_no_overlap", false, DqAdd::tensor_reduce},
+    {"fa3_bwd_one_stage", false, DqAdd::tensor_reduce},
+    {"fa3_bwd_no_persistent", false, DqAdd::tensor_reduce},
 };
 
 constexpr Pass kFwd = Pass::fwd;

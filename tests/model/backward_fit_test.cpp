@@ -1,14 +1,16 @@
 // The model's Hopper backward against our own backward kernels, each predicted as bench predicts
-// it (lib/orchestration/kernel_models.cpp). Fit set: the lent H200's backward runs of 2026-11-23
-// over the FA3-paper sweep (hd 64/128/256, seqlen 512..16k, both masks, 16k tokens, hidden 2048,
-// bf16): fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db, fa3_bwd and
-// fa3_bwd_atomics (their current loop) from data/runs/2026-11-23-h200-bwd-2.db, copied below:
-// every figure within 10% (one, in a slow clock phase, within 15%). Held out: the Llama-3 GQA
-// shapes of data/sweeps/llama3.json (same session, never fitted to: fa2_bwd; fa3_bwd from the run
-// of 2026-11-26), the lent H100's backward runs (data/measurements/kernels/
-// 2026-11-23-h100-fa2-bwd-run{1,2}.csv and 2026-11-23-h100-fa3-bwd-notes.csv) and the later
-// days' runs shipped in data/runs, each kernel's worst error within the bound the model reaches.
-// lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
+// it (lib/orchestration/kernel_models.cpp). Fit set: the lent H200's backward runs over the
+// FA3-paper sweep (hd 64/128/256, seqlen 512..16k, both masks, 16k tokens, hidden 2048, bf16):
+// fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db; fa3_bwd at hd256 and
+// fa3_bwd_atomics at hd128 (dQ by atomics) from data/runs/2026-11-23-h200-bwd-2.db; fa3_bwd at
+// hd128 (dQ by TMA reduce-adds, since commit 01e0277) from data/runs/2026-11-26-h200-bwd.db;
+// copied below, every figure within 10%. Held out: fa3_bwd at hd64 in that run, the Llama-3 GQA
+// shapes of data/sweeps/llama3.json (fa2_bwd from the fit set's session; fa3_bwd from a later call
+// of 2026-11-26), the lent H100's fa2_bwd runs (data/measurements/kernels/
+// 2026-11-23-h100-fa2-bwd-run{1,2}.csv) and the later days' runs shipped in data/runs, each
+// kernel's worst error within the bound the model reaches. fa3_bwd's figures from before commit
+// 01e0277 (its dQ then left by one bulk add per row) are of a kernel that no longer exists and
+// are not checked. lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,9 +46,9 @@ struct SweepRow {
 
 // TFLOP/s (backward FLOPs, 2.5 x forward, causal counted halved). fa2_bwd and
 // fa2_bwd_deterministic from v_measurements of data/runs/2026-11-23-h200-bwd.db (runs 1 and 2 of
-// that file); fa3_bwd and fa3_bwd_atomics, whose loop changed since, from
-// data/runs/2026-11-23-h200-bwd-2.db (run 1: hd128 and hd256; run 7: hd64's loop; run 4: the
-// atomics variant at hd128, the only head dim where it differs from fa3_bwd's dQ path).
+// that file); fa3_bwd at hd256 and fa3_bwd_atomics at hd128 from
+// data/runs/2026-11-23-h200-bwd-2.db (runs 1 and 4); fa3_bwd at hd128 from
+// data/runs/2026-11-26-h200-bwd.db (run 2).
 constexpr SweepRow kH200Fit[] = {
     {"fa2_bwd", 64, false, {173.3, 197.2, 213.3, 221.3, 225.6, 225.8}},   // run 1
     {"fa2_bwd", 64, true, {121.2, 159.3, 187.6, 206.7, 218.5, 229.4}},    // run 1
@@ -60,11 +62,10 @@ constexpr SweepRow kH200Fit[] = {
     {"fa2_bwd_deterministic", 128, true, {122.6, 152.2, 173.4, 186.8, 196.1, 209.1}},   // 1, 2
     {"fa2_bwd_deterministic", 256, false, {121.8, 131.0, 136.5, 139.6, 141.2, 141.2}},  // run 2
     {"fa2_bwd_deterministic", 256, true, {97.6, 114.1, 124.7, 131.9, 141.1, 142.8}},    // run 2
+    // data/runs/2026-11-26-h200-bwd.db:
+    {"fa3_bwd", 128, false, {358.7, 459.1, 531.7, 578.2, 572.4, 558.3}},
+    {"fa3_bwd", 128, true, {222.2, 335.6, 442.6, 525.4, 579.8, 546.5}},
     // data/runs/2026-11-23-h200-bwd-2.db:
-    {"fa3_bwd", 64, false, {287.9, 350.3, 390.4, 413.2, 418.2, 420.7}},           // run 7
-    {"fa3_bwd", 64, true, {185.4, 263.2, 336.3, 386.0, 417.6, 396.0}},            // run 7
-    {"fa3_bwd", 128, false, {340.4, 421.7, 477.8, 512.0, 505.5, 515.0}},          // run 1
-    {"fa3_bwd", 128, true, {217.3, 317.1, 407.3, 474.6, 517.8, 493.6}},           // run 1
     {"fa3_bwd", 256, false, {233.1, 275.9, 308.1, 329.1, 336.7, 342.4}},          // run 1
     {"fa3_bwd", 256, true, {151.5, 221.7, 269.4, 303.0, 332.7, 349.7}},           // run 1
     {"fa3_bwd_atomics", 128, false, {321.0, 396.4, 447.1, 478.8, 495.2, 474.6}},  // run 4
@@ -86,15 +87,6 @@ double error_percent(const hw::Spec& gpu, const std::string& kernel, const AttnS
   return (p->tflops / measured_tflops - 1) * 100;
 }
 
-// One fit figure whose median sits in a slow clock phase: fa3_bwd hd64 s16384 causal (run 7),
-// median 6.941 ms but fastest sample 6.360 ms (432 TFLOP/s), the speed that alternating rounds of
-// the same loop measured in the same session (431.9 and 436.2, lib/kernels/fa3/NOTES_BWD.md run
-// 5); the model lands 13.6% above the median. It is held to 15%; every other figure to 10%.
-constexpr double kClockDropBoundPercent = 15;
-bool clock_drop(const SweepRow& row, std::int64_t seqlen) {
-  return std::string(row.kernel) == "fa3_bwd" && row.headdim == 64 && row.causal && seqlen == 16384;
-}
-
 TEST(BackwardFit, EveryH200FigureOfOurBackwardKernelsWithinTenPercent) {
   const hw::Spec& h200 = testing::gpu("h200");
   std::map<std::string, double> worst;
@@ -102,10 +94,6 @@ TEST(BackwardFit, EveryH200FigureOfOurBackwardKernelsWithinTenPercent) {
     for (std::size_t i = 0; i < kSeqlens.size(); ++i) {
       const AttnShape shape = tokens_16k(row.headdim, kSeqlens[i], row.causal);
       const double e = error_percent(h200, row.kernel, shape, row.tflops[i]);
-      if (clock_drop(row, kSeqlens[i])) {
-        EXPECT_LE(std::abs(e), kClockDropBoundPercent) << row.kernel << " " << describe(shape);
-        continue;
-      }
       EXPECT_LE(std::abs(e), kFitBoundPercent) << row.kernel << " " << describe(shape);
       worst[row.kernel] = std::max(worst[row.kernel], std::abs(e));
     }
@@ -150,31 +138,12 @@ std::vector<HeldOut> read_kernel_timing(const std::string& path) {
   return out;
 }
 
-// The NOTES_BWD figures (kernel, run, seqlen, causal, tflops at hd128, 16k tokens), '#' comments.
-std::vector<HeldOut> read_notes_figures(const std::string& path) {
-  std::ifstream in = open_data(path);
-  std::vector<HeldOut> out;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (std::exchange(header, false)) continue;
-    const auto f = fields(line);
-    if (f.size() != 5) throw std::runtime_error(path + ": unreadable row: " + line);
-    out.push_back({f[0], tokens_16k(128, std::stoll(f[2]), f[3] == "1"), std::stod(f[4])});
-  }
-  return out;
-}
-
 // Worst |error| per kernel on the held-out H100 figures: the bound reached (rounded up), so that
-// a later change cannot make it worse unnoticed. fa3_bwd's figures there are of run 2's loop
-// (since replaced: the fitted loop is 5-8% faster on the H200) and the model, fitted to the
-// current loop, lands within 8% of them; the file's fa3_bwd_atomics figures, of run 1's loop
-// (replaced twice, its dQ atomics since costing a quarter as much), are not checked.
+// a later change cannot make it worse unnoticed. (The fa3_bwd figures of that day,
+// data/measurements/kernels/2026-11-23-h100-fa3-bwd-notes.csv, are of loops since replaced.)
 const std::map<std::string, double> kHeldOutBounds = {
     {"fa2_bwd", 6.5},
     {"fa2_bwd_deterministic", 4},
-    {"fa3_bwd", 8},
 };
 
 TEST(BackwardFit, HeldOutH100FiguresOfOurBackwardKernelsWithinTheirBounds) {
@@ -183,9 +152,6 @@ TEST(BackwardFit, HeldOutH100FiguresOfOurBackwardKernelsWithinTheirBounds) {
   for (const char* file : {"data/measurements/kernels/2026-11-23-h100-fa2-bwd-run1.csv",
                            "data/measurements/kernels/2026-11-23-h100-fa2-bwd-run2.csv"})
     for (HeldOut& f : read_kernel_timing(file)) figures.push_back(std::move(f));
-  for (HeldOut& f :
-       read_notes_figures("data/measurements/kernels/2026-11-23-h100-fa3-bwd-notes.csv"))
-    figures.push_back(std::move(f));
   std::map<std::string, double> worst;
   std::map<std::string, int> count;
   for (const HeldOut& f : figures) {
@@ -201,9 +167,9 @@ TEST(BackwardFit, HeldOutH100FiguresOfOurBackwardKernelsWithinTheirBounds) {
     std::printf("held out  %-22s %2d figures, worst %5.1f%%\n", kernel.c_str(), count[kernel], e);
 }
 
-// Held out, a later day: the runs of 2026-11-24, after fa3_bwd's dynamic tile schedule (commit
-// 772cc4b), each `bench --pass bwd` with the SDPA peers, read from the shipped databases, the
-// model's worst |error| per kernel within the bound reached (rounded up).
+// Held out, later days: each `bench --pass bwd` run shipped in data/runs after the fit set's,
+// read from its database, the model's worst |error| per kernel within the bound reached (rounded
+// up). fa3_bwd's figures from before commit 01e0277 are not checked (see the top).
 struct LaterRun {
   const char* database;  // in data/runs
   const char* gpu;       // the hardware model bench matched to the device
@@ -211,24 +177,23 @@ struct LaterRun {
   std::map<std::string, int> figures;  // per kernel
 };
 const LaterRun kLaterRuns[] = {
-    // The lent H100 over data/sweeps/bwd-h128.json: fa3_bwd from -7.9% (s1024, the model below)
-    // to +4.0% (s16384); fa2_bwd within 5.1%.
-    {"2026-11-24-h100.db",
-     "h100-sxm",
-     {{"fa3_bwd", 8}, {"fa2_bwd", 5.5}},
-     {{"fa3_bwd", 10}, {"fa2_bwd", 10}}},
-    // The lent H200 at hd 64/128/256, seqlen 1k/4k/16k, both masks: fa3_bwd from -5.4% (hd128
-    // s1024) to +5.5% (hd64 s16384 causal).
-    {"2026-11-24-h200-bwd.db", "h200", {{"fa3_bwd", 5.5}}, {{"fa3_bwd", 18}}},
-    // The lent H200 of 2026-11-26 over the Llama-3 GQA shapes (data/sweeps/llama3.json), after
-    // fa3_bwd splits long causal groups into their query heads (core/fa3_tiles.hpp): fa3_bwd
-    // within 7.3% except two shapes it does not split: 16 x 64/8 x 1024 at +16.1% (a group of 8
-    // walked at s1024, 313 TFLOP/s measured; split it ran 305) and one query row per head
-    // (64 x 32/8, seqlen_q 1, seqlen_k 8192) at -14.7%; fa2_bwd within 6.4%.
-    {"2026-11-26-h200-llama3.db",
+    // The lent H100 over data/sweeps/bwd-h128.json, 2026-11-24: fa2_bwd within 5.1%.
+    {"2026-11-24-h100.db", "h100-sxm", {{"fa2_bwd", 5.5}}, {{"fa2_bwd", 10}}},
+    // The lent H200 of 2026-11-26 over the Llama-3 GQA shapes (data/sweeps/llama3.json): fa2_bwd
+    // within 6.4%.
+    {"2026-11-26-h200-llama3.db", "h200", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 11}}},
+    // The lent H200 over the FA3-paper sweep after commit 01e0277, 2026-11-26: fa3_bwd at hd128
+    // is the fit set above (within 6.5%); hd64, held out, from +3.2% to +11.7% (s512 causal);
+    // hd256 from -1.4% to +4.7%. fa2_bwd from -5.0% to +6.2%.
+    {"2026-11-26-h200-bwd.db",
      "h200",
-     {{"fa3_bwd", 16.5}, {"fa2_bwd", 6.5}},
-     {{"fa3_bwd", 11}, {"fa2_bwd", 11}}},
+     {{"fa3_bwd", 12}, {"fa2_bwd", 6.5}},
+     {{"fa3_bwd", 36}, {"fa2_bwd", 36}}},
+    // The same machine, a later call, over the Llama-3 GQA shapes: fa3_bwd within 8.1% except
+    // two shapes: 16 x 64/8 x 1024 at +21.0% (a group of 8 walked at s1024, 321 TFLOP/s measured
+    // against 351 at 32/8) and one query row per head (64 x 32/8, seqlen_q 1, seqlen_k 8192) at
+    // -14.1%.
+    {"2026-11-26-h200-llama3-2.db", "h200", {{"fa3_bwd", 21.5}}, {{"fa3_bwd", 11}}},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
@@ -257,7 +222,7 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
 // Held out: the Llama-3 GQA shapes of data/sweeps/llama3.json (hd128, causal, bf16), measured in
 // the same session as the fit set (data/runs/2026-11-23-h200-bwd-2.db, runs 3 and 5) and never
 // fitted to: fa2_bwd, with its group's query heads in one CTA. (fa3_bwd's figures of that run
-// are of a loop and a schedule since replaced; its Llama-3 check is the run of 2026-11-26 below.)
+// are of a loop and a schedule since replaced; its Llama-3 check is a later run, above.)
 struct Llama3Row {
   std::int64_t batch, heads_q, seqlen;
   double fa2_bwd;  // TFLOP/s
@@ -286,8 +251,8 @@ TEST(BackwardFit, HeldOutLlama3GqaShapesWithinTheirBounds) {
 
 // The schedule's terms where they can be read off alone: fa3_bwd's two passes at hd256 do six
 // GEMMs' work and two exp2 per score, each pass with a one-stage ring and the second dQ chunk
-// serialized; the dQ path follows the kernel's rule (atomics at hd64, where the staging tile's row
-// bound would bind; the bulk reduce at hd128, where it does not).
+// serialized; the dQ path follows the kernel's rule (core/fa3_tiles.hpp: atomics at hd256, with
+// their step wait; the staging tile and its own step wait at hd64 and hd128).
 TEST(BackwardFit, LabFa3ScheduleRunsTwoPassesAboveHd128AndFollowsTheKernelsDqPath) {
   const hw::Spec& h200 = testing::gpu("h200");
   model::Options published;
@@ -295,7 +260,7 @@ TEST(BackwardFit, LabFa3ScheduleRunsTwoPassesAboveHd128AndFollowsTheKernelsDqPat
   published.pass = Pass::bwd;
   published.tile = model::Tile{64, 128};
   model::Options lab = published;
-  lab.lab_fa3_backward = model::DqAdd::bulk_reduce;
+  lab.lab_fa3_backward = model::DqAdd::tensor_reduce;
   const AttnShape hd256 = tokens_16k(256, 4096, false);
   const auto one = model::tile_cycles(h200, hd256, published, *published.tile);
   const auto two = model::tile_cycles(h200, hd256, lab, *lab.tile);
@@ -311,16 +276,19 @@ TEST(BackwardFit, LabFa3ScheduleRunsTwoPassesAboveHd128AndFollowsTheKernelsDqPat
   EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Reported::lab_fa3_one_stage_ring_cycles));
   EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Reported::lab_fa3_serial_dq_chunk_cycles));
   EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Reported::lab_fa3_dq_atomic_cycles));
+  EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Reported::lab_fa3_step_wait_cycles));
+  lab.tile = model::Tile{64, 128};
   const auto hd128 = model::predict(h200, tokens_16k(128, 4096, false), lab);
-  ASSERT_TRUE(hd128);
-  EXPECT_FALSE(with_factor(*hd128, model::factors::Reported::lab_fa3_one_stage_ring_cycles));
-  EXPECT_FALSE(with_factor(*hd128, model::factors::Reported::lab_fa3_serial_dq_chunk_cycles));
-  EXPECT_GT(hd128->tile_time_cycles, 64 * model::factors::kLabFa3BulkReduceRowCycles);
   lab.tile = model::Tile{128, 128};
   const auto hd64 = model::predict(h200, tokens_16k(64, 4096, false), lab);
-  ASSERT_TRUE(hd64);
-  EXPECT_TRUE(with_factor(*hd64, model::factors::Reported::lab_fa3_dq_atomic_cycles));
-  EXPECT_FALSE(with_factor(*hd64, model::factors::Reported::lab_fa3_bulk_reduce_row_cycles));
+  ASSERT_TRUE(hd128 && hd64);
+  for (const model::Prediction* staged : {&*hd128, &*hd64}) {
+    EXPECT_FALSE(with_factor(*staged, model::factors::Reported::lab_fa3_one_stage_ring_cycles));
+    EXPECT_FALSE(with_factor(*staged, model::factors::Reported::lab_fa3_serial_dq_chunk_cycles));
+    EXPECT_FALSE(with_factor(*staged, model::factors::Reported::lab_fa3_dq_atomic_cycles));
+    EXPECT_FALSE(with_factor(*staged, model::factors::Reported::lab_fa3_step_wait_cycles));
+    EXPECT_TRUE(with_factor(*staged, model::factors::Reported::lab_fa3_staged_step_wait_cycles));
+  }
 }
 
 TEST(BackwardFit, RefusesTheLabScheduleOutsideFa3BackwardOnHopper) {
