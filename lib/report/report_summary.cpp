@@ -121,8 +121,10 @@ std::string summary_section(const ReportInputs& in) {
       describe(reference_shapes().front()), link(Section::roofline, "rooflines and unit charts"),
       link(Section::tiles, "per-tile cycles"));
   out += bound_table(in.gpus) + "\n";
-  out += fmt::format("**Our kernels against the peers** (measured in the same run; {}):\n\n",
-                     link(Section::measured, "measured"));
+  out += fmt::format(
+      "**Our kernels against the peers** (the latest measurement of each kernel and shape, the "
+      "runs named; {}):\n\n",
+      link(Section::measured, "measured"));
   out += peer_lines(in.measurements) + "\n";
   out += fmt::format("**How far to trust the model** ({}):\n\n",
                      link(Section::published, "the model against published figures"));

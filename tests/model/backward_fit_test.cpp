@@ -194,6 +194,18 @@ const LaterRun kLaterRuns[] = {
     // against 351 at 32/8) and one query row per head (64 x 32/8, seqlen_q 1, seqlen_k 8192) at
     // -14.1%.
     {"2026-11-26-h200-llama3-2.db", "h200", {{"fa3_bwd", 21.5}}, {{"fa3_bwd", 11}}},
+    // The same machine, a later call: fa3_bwd and its ablations over data/sweeps/ladder-h128.json
+    // (hd128): fa3_bwd -6.8% to +6.8%, fa3_bwd_atomics -3.4% to +10.1% (s16384, drifting with
+    // power), fa3_bwd_no_overlap -3.4% to +9.1%, fa3_bwd_no_persistent -6.0% to +8.3%.
+    // fa3_bwd_one_stage is not held: the model puts it 17-47% too fast (its one-stage term,
+    // kLabFa3OneStageRingCycles, was fitted when the dQ hand-off's wait hid most of the next
+    // block's load; lib/model/NOTES_BWD_FIT.md).
+    {"2026-11-26-h200-bwd-ablation.db",
+     "h200",
+     {{"fa3_bwd", 7}, {"fa3_bwd_atomics", 10.5}, {"fa3_bwd_no_overlap", 9.5},
+      {"fa3_bwd_no_persistent", 8.5}},
+     {{"fa3_bwd", 12}, {"fa3_bwd_atomics", 12}, {"fa3_bwd_no_overlap", 12},
+      {"fa3_bwd_no_persistent", 12}}},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
