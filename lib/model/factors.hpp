@@ -192,7 +192,7 @@ inline constexpr double kLabFa3StagedDqStepWaitCycles = 400;
 // fa3_bwd at hd128 (run 4 against run 1 of the same file: 1.05-1.11x slower, 0.98x at s16k
 // causal) and checked at hd256 (both passes).
 inline constexpr double kLabFa3OneStageRingCycles = 600;
-// fa3_bwd_atomics (and fa3_bwd at hd64 and hd256) adds dQ with red.global.add.v2.f32 from the
+// fa3_bwd_atomics (and fa3_bwd at hd256) adds dQ with red.global.add.v2.f32 from the
 // consumers' registers: cycles per float32 element of a query block's dQ (M x d per tile) that
 // the consumers spend issuing them and waiting on the LSU queue. Fitted to fa3_bwd_atomics against
 // fa3_bwd at hd128 (run 4 against run 1: 1.02-1.09x slower) and checked at hd64.

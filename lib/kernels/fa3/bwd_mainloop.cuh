@@ -305,8 +305,9 @@ __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T
   const int warp_row = row0 + (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 + g;
   if constexpr (T::kBulkReduce) {
     // Columns col0 + 8j + 2t, +1 of row r: box (col0 + 8j) / 32, 16-byte chunk (2 (j % 4) + t / 2)
-    // ^ (r % 8), r % 8 being g (conflict-free: a warp's 256 bytes in two wavefronts). The chunk's
-    // j part is an XOR of the row's address (boxes and rows are 128-byte aligned).
+    // ^ (r % 8), r % 8 being g: each bank takes two of a warp's 8-byte stores (rows g and g ^ 1
+    // share a chunk pair, so a half warp may take two wavefronts instead of one). The chunk's j
+    // part is an XOR of the row's address (boxes and rows are 128-byte aligned).
     mbarrier_wait(smem.dq_empty(), (iteration & 1u) ^ 1u);
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {

@@ -127,6 +127,7 @@ struct BwdTraits {
   static_assert(kBlockM % kMmaM == 0 && kBlockM <= 2 * kMmaM, "dQ rows: one or two m64 tiles");
   static_assert(kDqCols % kColumnBlock == 0, "dQ columns are whole 64-column blocks of K");
   static_assert(!kBulkReduce || kDqChunks == 1, "the staging tile takes one chunk per iteration");
+  static_assert(!kBulkReduce || kDkDq, "the reduce warp waits for a dQ tile every iteration");
   static_assert(kBlockM % 16 == 0 && kBlockM <= 256, "S^T's N: a multiple of 16 up to 256");
   static_assert(kQBlockBytes % kSwizzleAtomBytes == 0 && kKvBlockBytes % kSwizzleAtomBytes == 0 &&
                     kWarpgroupKvBytes % kSwizzleAtomBytes == 0,
