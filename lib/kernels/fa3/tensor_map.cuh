@@ -50,25 +50,42 @@ inline Result<CUtensorMap> encoded_map(CUresult result, const CUtensorMap& map,
   return map;
 }
 
+// The 3-D view {columns, rows, heads} of a row-major array of `element_bytes`-byte elements, in
+// boxes of {128 bytes of columns, box_rows, 1} with the 128-byte swizzle; `what` prefixes the box
+// in errors.
+inline Result<CUtensorMap> swizzled_rows_map(PFN_cuTensorMapEncodeTiled_v12000 encode,
+                                             CUtensorMapDataType type, int element_bytes,
+                                             const void* data, std::int64_t columns,
+                                             std::int64_t rows, std::int64_t heads, int box_rows,
+                                             CUtensorMapL2promotion promotion,
+                                             std::string_view what) {
+  CUtensorMap map{};
+  const int box_columns = kSwizzleBytes / element_bytes;
+  const cuuint64_t dims[3] = {cuuint64_t(columns), cuuint64_t(rows), cuuint64_t(heads)};
+  const cuuint64_t strides[2] = {cuuint64_t(columns * element_bytes),
+                                 cuuint64_t(rows * columns * element_bytes)};
+  const cuuint32_t box[3] = {cuuint32_t(box_columns), cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult result = encode(&map, type, 3, const_cast<void*>(data), dims, strides, box,
+                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                 CU_TENSOR_MAP_SWIZZLE_128B, promotion,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return encoded_map(result, map,
+                     std::string(what) + "box {" + std::to_string(box_columns) + ", " +
+                         std::to_string(box_rows) + ", 1} over {" + std::to_string(columns) +
+                         ", " + std::to_string(rows) + ", " + std::to_string(heads) + "}");
+}
+
+// An attention tensor (16-bit) in boxes of {64, box_rows, 1}, as the wgmma descriptors expect.
 inline Result<CUtensorMap> attention_tensor_map(PFN_cuTensorMapEncodeTiled_v12000 encode,
                                                 const void* data, Dtype dtype, std::int64_t headdim,
                                                 std::int64_t seqlen, std::int64_t rows_of_heads,
                                                 int box_rows) {
-  CUtensorMap map{};
-  const cuuint64_t dims[3] = {cuuint64_t(headdim), cuuint64_t(seqlen), cuuint64_t(rows_of_heads)};
-  const cuuint64_t strides[2] = {cuuint64_t(headdim * 2), cuuint64_t(seqlen * headdim * 2)};
-  const cuuint32_t box[3] = {cuuint32_t(kColumnBlock), cuuint32_t(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult result = encode(
-      &map,
-      dtype == Dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
-      const_cast<void*>(data), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return encoded_map(result, map,
-                     "box {" + std::to_string(kColumnBlock) + ", " + std::to_string(box_rows) +
-                         ", 1} over {" + std::to_string(headdim) + ", " + std::to_string(seqlen) +
-                         ", " + std::to_string(rows_of_heads) + "}");
+  static_assert(kSwizzleBytes / 2 == kColumnBlock, "a 16-bit box row is one column block");
+  return swizzled_rows_map(
+      encode,
+      dtype == Dtype::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+      data, headdim, seqlen, rows_of_heads, box_rows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "");
 }
 
 // The 2-D view {columns, rows} of a 32-bit array of `rows` rows of `columns` values, in boxes of
@@ -112,20 +129,8 @@ inline Result<CUtensorMap> float_rows_tensor_map(const float* data, std::int64_t
                                                  int box_rows) {
   auto encode = tensor_map_encoder();
   if (!encode) return encode.error();
-  CUtensorMap map{};
-  constexpr int kBoxColumns = kSwizzleBytes / 4;
-  const cuuint64_t dims[3] = {cuuint64_t(columns), cuuint64_t(rows), cuuint64_t(heads)};
-  const cuuint64_t strides[2] = {cuuint64_t(columns * 4), cuuint64_t(rows * columns * 4)};
-  const cuuint32_t box[3] = {cuuint32_t(kBoxColumns), cuuint32_t(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult result =
-      (*encode)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(data), dims, strides,
-                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return encoded_map(result, map,
-                     "float32 box {" + std::to_string(kBoxColumns) + ", " +
-                         std::to_string(box_rows) + ", 1} over {" + std::to_string(columns) +
-                         ", " + std::to_string(rows) + ", " + std::to_string(heads) + "}");
+  return swizzled_rows_map(*encode, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, data, columns, rows, heads,
+                           box_rows, CU_TENSOR_MAP_L2_PROMOTION_NONE, "float32 ");
 }
 
 // One tensor map of a launch: where it goes, the tensor, its rows (seqlen) and heads (batch *
