@@ -52,8 +52,11 @@ constexpr int bwd_query_block(int headdim) { return headdim == 64 ? 128 : 64; }
 constexpr int bwd_dq_chunks(int headdim) {
   return (bwd_query_block(headdim) == 128 ? headdim : headdim / 2) / 64;
 }
-// Q and dO ring stages: 2, or 1 at hd256, where K and V take 128 KiB of shared memory.
-constexpr int bwd_ring_stages(int headdim) { return headdim == 256 ? 1 : 2; }
+// Q and dO ring stages of a pass: 2, or 1 in hd256's dK/dQ pass, where K and V take 128 KiB of
+// shared memory (its dV pass loads no V, and V's 64 KiB make room for the second stage).
+constexpr int bwd_ring_stages(int headdim, bool dv_pass) {
+  return headdim == 256 && !dv_pass ? 1 : 2;
+}
 // fa3_bwd adds dQ by TMA reduce-adds from a shared-memory staging tile at hd64 and hd128, one
 // tensor reduce-add per 32-column box: 1.08-1.15x faster than vector atomics from registers at
 // hd64, 1.07-1.14x faster than the one-bulk-add-per-row tile it replaced at hd128 (lent H200,

@@ -418,8 +418,11 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
   p.factors.push_back(factors::reported(atomics ? factors::Reported::lab_fa3_step_wait_cycles
                                                 : factors::Reported::lab_fa3_staged_step_wait_cycles,
                                         step_wait));
-  if (fa3_tiles::bwd_ring_stages(int(s.headdim)) == 1) {
-    p.tile_time_cycles += passes * factors::kLabFa3OneStageRingCycles;
+  // One-stage passes: the dK/dQ pass (a second pass is the dV pass).
+  const int one_stage_passes = int(fa3_tiles::bwd_ring_stages(int(s.headdim), false) == 1) +
+                               int(passes > 1 && fa3_tiles::bwd_ring_stages(int(s.headdim), true) == 1);
+  if (one_stage_passes > 0) {
+    p.tile_time_cycles += one_stage_passes * factors::kLabFa3OneStageRingCycles;
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_one_stage_ring_cycles,
                                           factors::kLabFa3OneStageRingCycles));
   }

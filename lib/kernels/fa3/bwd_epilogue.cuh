@@ -4,7 +4,7 @@
 // its slice of K's and V's buffers in the 128-byte-swizzled layout TMA loaded them with
 // (conflict-free 4-byte st.shared, as the forward's O epilogue), one thread stores the slices
 // (rows past seqlen_k are clipped by TMA) and, once the stores have read them, frees the buffers
-// for the next tile's K and V.
+// for the next tile's K and V (hd256's dV pass loads no V: dV leaves through K's buffer).
 #pragma once
 
 #include "kernels/fa3/bwd_mainloop.cuh"

@@ -106,27 +106,41 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
     const std::uint32_t offset = std::uint32_t(cb * T::kKvBlockBytes);
     tma_load_3d(smem.k() + offset, &p.k_map, smem.kv_full(), cb * kColumnBlock,
                 tile.n_block * T::kBlockN, bh_kv_load);
-    tma_load_3d(smem.v() + offset, &p.v_map, smem.kv_full(), cb * kColumnBlock,
-                tile.n_block * T::kBlockN, bh_kv_load);
+    if constexpr (T::kLoadsV)
+      tma_load_3d(smem.v() + offset, &p.v_map, smem.kv_full(), cb * kColumnBlock,
+                  tile.n_block * T::kBlockN, bh_kv_load);
   }
   BwdQueryBlock qb = query_block(p, tile, 0);
 #pragma unroll 1
   for (int i = 0; i < tile.iterations; ++i) {
     const int m0 = qb.m_block * T::kBlockM;
-    mbarrier_wait(smem.q_empty(ring.index), ring.phase ^ 1u);
-    mbarrier_arrive_expect_tx(smem.q_full(ring.index), T::kQBytes + T::kStatBytes);
+    const auto load_q = [&]() {
+      mbarrier_wait(smem.q_empty(ring.index), ring.phase ^ 1u);
+      mbarrier_arrive_expect_tx(smem.q_full(ring.index), T::kQBytes + T::kStatBytes);
 #pragma unroll
-    for (int cb = 0; cb < T::kColumnBlocks; ++cb)
-      tma_load_3d(smem.q(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.q_map,
-                  smem.q_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    tma_load_2d(smem.lse(ring.index), &p.lse_map, smem.q_full(ring.index), m0, qb.bh_q);
-    mbarrier_wait(smem.do_empty(ring.index), ring.phase ^ 1u);
-    mbarrier_arrive_expect_tx(smem.do_full(ring.index), T::kQBytes + T::kStatBytes);
+      for (int cb = 0; cb < T::kColumnBlocks; ++cb)
+        tma_load_3d(smem.q(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.q_map,
+                    smem.q_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
+      tma_load_2d(smem.lse(ring.index), &p.lse_map, smem.q_full(ring.index), m0, qb.bh_q);
+    };
+    const auto load_do = [&]() {
+      mbarrier_wait(smem.do_empty(ring.index), ring.phase ^ 1u);
+      mbarrier_arrive_expect_tx(smem.do_full(ring.index),
+                                T::kQBytes + (T::kDkDq ? T::kStatBytes : 0));
 #pragma unroll
-    for (int cb = 0; cb < T::kColumnBlocks; ++cb)
-      tma_load_3d(smem.dout(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.do_map,
-                  smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
-    tma_load_2d(smem.delta(ring.index), &p.delta_map, smem.do_full(ring.index), m0, qb.bh_q);
+      for (int cb = 0; cb < T::kColumnBlocks; ++cb)
+        tma_load_3d(smem.dout(ring.index) + std::uint32_t(cb * T::kQBlockBytes), &p.do_map,
+                    smem.do_full(ring.index), cb * kColumnBlock, m0, qb.bh_q);
+      if constexpr (T::kDkDq)  // D, for dS^T
+        tma_load_2d(smem.delta(ring.index), &p.delta_map, smem.do_full(ring.index), m0, qb.bh_q);
+    };
+    if constexpr (T::kLoadDoFirst) {
+      load_do();
+      load_q();
+    } else {
+      load_q();
+      load_do();
+    }
     ring.template advance<T::kStages>();
     if (++qb.m_block == p.m_blocks) {  // the next query head of the group
       qb.m_block = tile.m_first;
@@ -137,9 +151,10 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
 
 // Warp 0, lane 0, for each tile it claims: the tile's index into the reduce warp's ring
 // (kBulkReduce); once the consumers are done with the last tile's K and V buffers, the index into
-// the consumers' slot, then K and V, all three completing kv_full's transactions, then Q with its
-// rows' LSE * log2 e, and dO with its rows' D, of every query iteration into the ring (the padded
-// workspace rows need no bounds checks). An index travels as a TMA copy of its entry in the
+// the consumers' slot, then K and V (K alone in the dV pass), all three completing kv_full's
+// transactions, then Q with its rows' LSE * log2 e, and dO with its rows' D (dO alone in the dV
+// pass; dO first in the dK/dQ pass), of every query iteration into the ring (the padded workspace
+// rows need no bounds checks). An index travels as a TMA copy of its entry in the
 // identity table (p.tile_id_map), so the slot is written by the TMA unit as K and V are, and the
 // barrier's wait orders it for every reader (a thread's store would be a hazard to racecheck,
 // which does not model the barrier). Past the last tile, the index p.tiles alone ends the
@@ -160,7 +175,8 @@ __device__ __forceinline__ void load_tiles(const BwdParams& p, const BwdSharedMa
                   index);
     }
     mbarrier_wait(smem.kv_empty(), (tiles_done & 1u) ^ 1u);
-    mbarrier_arrive_expect_tx(smem.kv_full(), kTileIndexBytes + (last ? 0 : 2 * T::kKvBytes));
+    mbarrier_arrive_expect_tx(smem.kv_full(),
+                              kTileIndexBytes + (last ? 0 : (T::kLoadsV ? 2 : 1) * T::kKvBytes));
     tma_load_2d(smem.tile_slot(), &p.tile_id_map, smem.kv_full(), 0, index);
     if (last) return;
     load_tile<T>(p, smem, tile_at<T>(p, index), ring);
@@ -413,6 +429,8 @@ __device__ __forceinline__ void pack_score_gradients(const float (&pt)[T::kSRegs
 //   issue S(i); wait dK(i-1) (free Q, dO of i-1); issue dP(i); wait S(i); P(i) (exp2, while
 //   dP(i) runs); wait dP(i); dS(i) and P(i) packed, dS(i) to shared memory; issue dV(i);
 //   bar.sync (while dV(i) runs); issue dQ(i), dK(i); wait dQ(i) and hand it on (while dK(i) runs).
+// hd256's dK/dQ pass (no dV) frees dO(i) at dP(i)'s wait and Q(i) at dK(i)'s, issued before dQ(i),
+// so that both of the next block's loads run under this block's work on its one ring stage.
 // No wgmma stays in flight on one path of a branch only, and no register set outlives its wait:
 // ptxas serializes every wgmma of the kernel otherwise (warnings C7514, C7512; run 2's loop issued
 // S(i+1) under `if` and got C7514). NOTES_BWD.md (run 4) has the variants tried.
@@ -446,24 +464,33 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
   };
 
   if constexpr (!T::kDkDq) {
-    // dV alone (hd256's first pass): S, P, dV in sequence.
+    // dV alone (hd256's first pass), per query iteration i: issue S(i); wait dV(i-1) (free dO of
+    // i-1); wait S(i) (free Q(i): its next block loads under P(i) and dV(i)); P(i); issue dV(i).
+    // dV(i) runs under the next iteration's issue and waits.
+    int previous = 0;  // the ring stage of iteration i - 1
     for (int i = 0; i < tile.iterations; ++i) {
       const BwdQueryBlock qb = query_block(p, tile, i);
       const PipelineState at = st.ring;
       issue_s(at);
+      wgmma_wait<1>();  // dV(i-1); S(i) runs on
+      fence_operands(dv);
+      fence_operands(pp);
+      if (i > 0) release_buffer(smem.do_empty(previous));
       load_row_stats<T>(smem.lse(at.index), stats);
-      wgmma_wait<0>();
+      wgmma_wait<0>();  // S(i)
       fence_operands(s);
+      release_buffer(smem.q_empty(at.index));
       probabilities<T>(p, s, stats, key0, tile.n_block, qb.m_block * T::kBlockM);
       mbarrier_wait(smem.do_full(at.index), at.phase);
       convert_pairs<T>(s, pp);
       gemm_rs<T>(dv, pp, smem.dout(at.index));
-      wgmma_wait<0>();
-      fence_operands(dv);
-      fence_operands(pp);
-      release_stage(at.index);
+      wait_if_serial();
+      previous = at.index;
       st.ring.template advance<T::kStages>();
     }
+    wgmma_wait<0>();
+    fence_operands(dv);
+    if (tile.iterations > 0) release_buffer(smem.do_empty(previous));
     return;
   } else {
     int previous = 0;  // the ring stage of iteration i - 1
@@ -477,14 +504,16 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
     for (int i = 0; i < tile.iterations; ++i) {
       const int m0 = qb.m_block * T::kBlockM;
       const PipelineState at = st.ring;
-      // One ring stage (hd256): Q(i) lands in the stage that iteration i - 1 frees.
-      if (T::kStages == 1 && i > 0) {
+      // With dV, iteration i frees Q and dO of i - 1 together at dK(i-1)'s wait; one ring stage
+      // (the ablation): Q(i) lands in the stage that iteration i - 1 frees. Without dV, each
+      // iteration frees its own dO and Q (below).
+      if (T::kDv && T::kStages == 1 && i > 0) {
         wgmma_wait<0>();  // dK(i-1)
         free_previous();
       }
       issue_s(at);
       wait_if_serial();
-      if (T::kStages > 1 && i > 0) {
+      if (T::kDv && T::kStages > 1 && i > 0) {
         wgmma_wait<1>();  // dK(i-1) (and dV(i-1), dQ(i-1) before it); S(i) runs on
         free_previous();
       }
@@ -499,6 +528,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       wgmma_wait<0>();  // dP(i)
       fence_operands(dp);
       load_row_stats<T>(smem.delta(at.index), stats);
+      if constexpr (!T::kDv) release_buffer(smem.do_empty(at.index));  // dO(i+1) loads from here
       pack_score_gradients<T, T::kDv>(s, dp, stats, dsp, pp);
       const std::uint32_t ds_tile = smem.ds(int(st.iterations % T::kDsStages));
       store_ds<T>(dsp, ds_tile, wg);
@@ -510,23 +540,38 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       const int dq_row0 = T::kDqSplitRows ? wg * kMmaM : 0;
       const int dq_col0 = T::kDqSplitRows ? 0 : wg * T::kDqCols;
       float dq[T::kDqRegs];
-      gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
-              true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
-                    smem.k() + std::uint32_t(dq_col0 / kColumnBlock * T::kKvBlockBytes), false);
-      wait_if_serial();
-      gemm_rs<T>(dk, dsp, smem.q(at.index));  // dK += dS^T Q
-      wait_if_serial();
-      wgmma_wait<1>();  // dQ(i) (and dV(i)); dK(i) runs on
+      const auto issue_dq = [&](int col0) {
+        gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
+                true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
+                      smem.k() + std::uint32_t(col0 / kColumnBlock * T::kKvBlockBytes), false);
+        wait_if_serial();
+      };
+      const auto issue_dk = [&]() {
+        gemm_rs<T>(dk, dsp, smem.q(at.index));  // dK += dS^T Q
+        wait_if_serial();
+      };
+      if constexpr (T::kDv) {
+        issue_dq(dq_col0);
+        issue_dk();
+        wgmma_wait<1>();  // dQ(i) and dV(i); dK(i) runs on
+        fence_operands(pp);
+      } else {
+        // dK first: Q(i) is free once it is done, and Q(i+1) loads under dQ(i).
+        issue_dk();
+        issue_dq(dq_col0);
+        wgmma_wait<1>();  // dK(i); dQ(i) runs on
+        fence_operands(dk);
+        fence_operands(dsp);
+        release_buffer(smem.q_empty(at.index));
+        wgmma_wait<0>();  // dQ(i)
+      }
       fence_operands(dq);
-      if constexpr (T::kDv) fence_operands(pp);
       emit_dq<T>(p, smem, dq, dq_row0, dq_col0, qb.bh_q, m0, st.iterations);
       // Further 64-column chunks (hd256): issued and reduced one after the other.
 #pragma unroll
       for (int chunk = 1; chunk < T::kDqChunks; ++chunk) {
         const int col0 = dq_col0 + chunk * kColumnBlock;
-        gemm_ss<kColumnBlock, T::kIsBf16, T::kBlockN / kMmaK, T::kDsBlockBytes, T::kKvBlockBytes,
-                true>(dq, ds_tile + std::uint32_t(dq_row0 * kSwizzleBytes),
-                      smem.k() + std::uint32_t(col0 / kColumnBlock * T::kKvBlockBytes), false);
+        issue_dq(col0);
         wgmma_wait<0>();
         fence_operands(dq);
         emit_dq<T>(p, smem, dq, dq_row0, col0, qb.bh_q, m0, st.iterations);
@@ -540,7 +585,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
       }
     }
     wgmma_wait<0>();
-    if (tile.iterations > 0) free_previous();
+    if (T::kDv && tile.iterations > 0) free_previous();
   }
 }
 

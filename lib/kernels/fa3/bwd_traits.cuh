@@ -51,8 +51,14 @@ struct BwdTraits {
   static constexpr int kBlockN = kConsumerWarpgroups * kBwdKeysPerWarpgroup;
   static_assert(kBlockN == fa3_tiles::kBwdBlockN, "two consumer warpgroups of 64 keys");
   static constexpr int kBlockM = fa3_tiles::bwd_query_block(HeadDim);
-  // Q and dO ring stages: 2, or 1 at hd256 where K and V take 128 KiB.
-  static constexpr int kStages = V.double_buffered_ring ? fa3_tiles::bwd_ring_stages(HeadDim) : 1;
+  // Q and dO ring stages: 2, or 1 in hd256's dK/dQ pass, where K and V take 128 KiB.
+  static constexpr int kStages =
+      V.double_buffered_ring ? fa3_tiles::bwd_ring_stages(HeadDim, Out == BwdOutputs::dv) : 1;
+  // Which of a query block's operands a pass reads: V and D only for dP^T = V_w dO^T and dS^T
+  // (the dV pass loads neither, and has no dS tile). The dK/dQ pass is done with dO at dP^T's wait,
+  // before it is done with Q (at dK's): its producer loads dO first, into the stage freed first.
+  static constexpr bool kLoadsV = kDkDq;
+  static constexpr bool kLoadDoFirst = !kDv;
   static constexpr bool kOverlapGemms = V.overlap_gemms && fa3_tiles::bwd_overlap_gemms(HeadDim);
   static constexpr bool kPersistent = V.persistent;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
@@ -69,7 +75,7 @@ struct BwdTraits {
   // dS [kBlockM queries][kBlockN keys], K-major for dQ = dS K: warpgroup w's keys are column
   // block w.
   static constexpr int kDsBlockBytes = kBlockM * kSwizzleBytes;
-  static constexpr int kDsBytes = (kBlockN / kColumnBlock) * kDsBlockBytes;
+  static constexpr int kDsBytes = kDkDq ? (kBlockN / kColumnBlock) * kDsBlockBytes : 0;
 
   // dQ = dS K per warpgroup: 64 rows (kBlockM = 128: rows 64w..) by every head dim, or all 64
   // rows by half the head dims (kBlockM = 64: columns w d/2..).
@@ -96,10 +102,11 @@ struct BwdTraits {
   static constexpr int kRowStepBytes = kMmaK * kSwizzleBytes;  // 16 rows of an N-major operand
 
   // Shared memory (each tile 1024-byte aligned): K, V, Q stages, dO stages, dS stages, the dQ
-  // staging tile, LSE * log2 e and D per stage (kBlockM floats each), barriers.
+  // staging tile, LSE * log2 e and D per stage (kBlockM floats each), barriers. A pass that loads
+  // no V has no V buffer: its dV leaves through K's (bwd_epilogue.cuh).
   static constexpr int kKOffset = 0;
-  static constexpr int kVOffset = kKOffset + kKvBytes;
-  static constexpr int kQOffset = kVOffset + kKvBytes;
+  static constexpr int kVOffset = kLoadsV ? kKOffset + kKvBytes : kKOffset;
+  static constexpr int kQOffset = kKOffset + (kLoadsV ? 2 : 1) * kKvBytes;
   static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;
   static constexpr int kDqOffset = kDsOffset + kDsStages * kDsBytes;
