@@ -246,8 +246,8 @@ const Constant kConstants[] = {
      "fitted to fa3_bwd_atomics against fa3_bwd at hd128 on the lab's H200"},
     {"kLabFa3OneStageRingCycles", kLabFa3OneStageRingCycles, "fitted",
      name_of(Reported::lab_fa3_one_stage_ring_cycles),
-     "cycles per query block and pass that a one-stage Q/dO ring exposes in fa3_bwd (hd256): the "
-     "next block's loads wait for this block's GEMMs; fitted to fa3_bwd_one_stage against "
+     "cycles per query block that a one-stage Q/dO ring exposes in fa3_bwd (hd256's dK/dQ "
+     "pass): the next block's loads wait for this block's GEMMs; fitted to fa3_bwd_one_stage against "
      "fa3_bwd at hd128 on the lab's H200"},
     {"kLabFa3SerialDqChunkCyclesPerElement", kLabFa3SerialDqChunkCyclesPerElement, "fitted",
      name_of(Reported::lab_fa3_serial_dq_chunk_cycles),

@@ -1,16 +1,17 @@
 // The model's Hopper backward against our own backward kernels, each predicted as bench predicts
 // it (lib/orchestration/kernel_models.cpp). Fit set: the lent H200's backward runs over the
 // FA3-paper sweep (hd 64/128/256, seqlen 512..16k, both masks, 16k tokens, hidden 2048, bf16):
-// fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db; fa3_bwd at hd256 and
-// fa3_bwd_atomics at hd128 (dQ by atomics) from data/runs/2026-11-23-h200-bwd-2.db; fa3_bwd at
-// hd128 (dQ by TMA reduce-adds, since commit 01e0277) from data/runs/2026-11-26-h200-bwd.db;
+// fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db; fa3_bwd_atomics at
+// hd128 (dQ by atomics) from data/runs/2026-11-23-h200-bwd-2.db; fa3_bwd at hd128 (dQ by TMA
+// reduce-adds, since commit 01e0277) from data/runs/2026-11-26-h200-bwd.db; fa3_bwd at hd256
+// (its dV pass on two ring stages, since commit e494b05) from data/runs/2026-11-26-h200-bwd-2.db;
 // copied below, every figure within 10%. Held out: fa3_bwd at hd64 in that run, the Llama-3 GQA
 // shapes of data/sweeps/llama3.json (fa2_bwd from the fit set's session; fa3_bwd from a later call
 // of 2026-11-26), the lent H100's fa2_bwd runs (data/measurements/kernels/
 // 2026-11-23-h100-fa2-bwd-run{1,2}.csv) and the later days' runs shipped in data/runs, each
 // kernel's worst error within the bound the model reaches. fa3_bwd's figures from before commit
-// 01e0277 (its dQ then left by one bulk add per row) are of a kernel that no longer exists and
-// are not checked. lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
+// 01e0277 (its dQ then left by one bulk add per row), and at hd256 from before commit e494b05
+// (both passes on one ring stage), are of kernels that no longer exist and are not checked. lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,9 +47,9 @@ struct SweepRow {
 
 // TFLOP/s (backward FLOPs, 2.5 x forward, causal counted halved). fa2_bwd and
 // fa2_bwd_deterministic from v_measurements of data/runs/2026-11-23-h200-bwd.db (runs 1 and 2 of
-// that file); fa3_bwd at hd256 and fa3_bwd_atomics at hd128 from
-// data/runs/2026-11-23-h200-bwd-2.db (runs 1 and 4); fa3_bwd at hd128 from
-// data/runs/2026-11-26-h200-bwd.db (run 2).
+// that file); fa3_bwd_atomics at hd128 from data/runs/2026-11-23-h200-bwd-2.db (run 4); fa3_bwd
+// at hd128 from data/runs/2026-11-26-h200-bwd.db (run 2), at hd256 from
+// data/runs/2026-11-26-h200-bwd-2.db.
 constexpr SweepRow kH200Fit[] = {
     {"fa2_bwd", 64, false, {173.3, 197.2, 213.3, 221.3, 225.6, 225.8}},   // run 1
     {"fa2_bwd", 64, true, {121.2, 159.3, 187.6, 206.7, 218.5, 229.4}},    // run 1
@@ -65,9 +66,10 @@ constexpr SweepRow kH200Fit[] = {
     // data/runs/2026-11-26-h200-bwd.db:
     {"fa3_bwd", 128, false, {358.7, 459.1, 531.7, 578.2, 572.4, 558.3}},
     {"fa3_bwd", 128, true, {222.2, 335.6, 442.6, 525.4, 579.8, 546.5}},
+    // data/runs/2026-11-26-h200-bwd-2.db (runs 1, 2 at s16384 causal):
+    {"fa3_bwd", 256, false, {269.7, 328.8, 369.7, 393.5, 398.0, 388.1}},
+    {"fa3_bwd", 256, true, {172.4, 241.9, 298.5, 337.0, 358.6, 382.8}},
     // data/runs/2026-11-23-h200-bwd-2.db:
-    {"fa3_bwd", 256, false, {233.1, 275.9, 308.1, 329.1, 336.7, 342.4}},          // run 1
-    {"fa3_bwd", 256, true, {151.5, 221.7, 269.4, 303.0, 332.7, 349.7}},           // run 1
     {"fa3_bwd_atomics", 128, false, {321.0, 396.4, 447.1, 478.8, 495.2, 474.6}},  // run 4
     {"fa3_bwd_atomics", 128, true, {204.7, 298.9, 381.2, 443.7, 481.7, 458.7}},   // run 4
 };
@@ -175,6 +177,7 @@ struct LaterRun {
   const char* gpu;       // the hardware model bench matched to the device
   std::map<std::string, double> bounds;
   std::map<std::string, int> figures;  // per kernel
+  std::int64_t retired_headdim = 0;    // fa3_bwd's figures at this head dim: a kernel since changed
 };
 const LaterRun kLaterRuns[] = {
     // The lent H100 over data/sweeps/bwd-h128.json, 2026-11-24: fa2_bwd within 5.1%.
@@ -184,11 +187,12 @@ const LaterRun kLaterRuns[] = {
     {"2026-11-26-h200-llama3.db", "h200", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 11}}},
     // The lent H200 over the FA3-paper sweep after commit 01e0277, 2026-11-26: fa3_bwd at hd128
     // is the fit set above (within 6.5%); hd64, held out, from +3.2% to +11.7% (s512 causal);
-    // hd256 from -1.4% to +4.7%. fa2_bwd from -5.0% to +6.2%.
+    // hd256 not checked (both passes then on one ring stage). fa2_bwd from -5.0% to +6.2%.
     {"2026-11-26-h200-bwd.db",
      "h200",
      {{"fa3_bwd", 12}, {"fa2_bwd", 6.5}},
-     {{"fa3_bwd", 36}, {"fa2_bwd", 36}}},
+     {{"fa3_bwd", 24}, {"fa2_bwd", 36}},
+     256},
     // The same machine, a later call, over the Llama-3 GQA shapes: fa3_bwd within 8.1% except
     // two shapes: 16 x 64/8 x 1024 at +21.0% (a group of 8 walked at s1024, 321 TFLOP/s measured
     // against 351 at 32/8) and one query row per head (64 x 32/8, seqlen_q 1, seqlen_k 8192) at
@@ -206,6 +210,16 @@ const LaterRun kLaterRuns[] = {
       {"fa3_bwd_no_persistent", 8.5}},
      {{"fa3_bwd", 12}, {"fa3_bwd_atomics", 12}, {"fa3_bwd_no_overlap", 12},
       {"fa3_bwd_no_persistent", 12}}},
+    // The lent H200 over the FA3-paper sweep after commit e494b05, 2026-11-26 (later that day):
+    // fa3_bwd at hd256 is the fit set above (-5.9% to +6.0%); hd64, held out, +2.4% to +11.3%
+    // (s512 causal); hd128 -7.1% to +6.8%. fa2_bwd -5.1% to +5.4%.
+    {"2026-11-26-h200-bwd-2.db",
+     "h200",
+     {{"fa3_bwd", 11.5}, {"fa2_bwd", 5.5}},
+     {{"fa3_bwd", 36}, {"fa2_bwd", 36}}},
+    // The lent H100, the same afternoon, over the FA3-paper sweep (fa3_bwd of commit e494b05, all
+    // held out): hd64 -2.5% to +7.9%, hd128 -8.7% to +3.7%, hd256 -6.9% to +6.6%.
+    {"2026-11-26-h100-bwd.db", "h100-sxm", {{"fa3_bwd", 9}}, {{"fa3_bwd", 36}}},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
@@ -220,6 +234,7 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
     for (const store::MeasurementRow& row : *rows) {
       const auto bound = run.bounds.find(row.kernel);
       if (!row.ok() || !row.ours() || row.pass != Pass::bwd || bound == run.bounds.end()) continue;
+      if (row.kernel == "fa3_bwd" && row.shape.headdim == run.retired_headdim) continue;
       const double e = error_percent(gpu, row.kernel, row.shape, row.tflops);
       EXPECT_LE(std::abs(e), bound->second)
           << run.database << ": " << row.kernel << " " << describe(row.shape);

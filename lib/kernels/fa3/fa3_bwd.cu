@@ -57,13 +57,16 @@
 //          192 KiB (FA3's 128 x 128)
 //   hd128: 128 x  64, K + V 2 x 32, Q + dO 2 x (16 + 16), dS 2 x 16, dQ staging 32 = 192 KiB
 //          (FA3's causal tile; FA3 takes 80 queries non-causal)
-//   hd256: 128 x  64, K + V 2 x 64, Q + dO 1 x (32 + 32), dS 2 x 16 = 224 KiB, dQ by atomics.
-//          dK and dV of one warpgroup's 64 keys at d = 256 are 2 x 128 fp32 registers per
-//          thread, more than a consumer's 240, so hd256 runs the main kernel twice: once for dV
-//          (S^T, P^T, dV), once for dK and dQ (S^T, P^T, dP^T, dS^T, dK, dQ): 6 GEMMs of work
-//          instead of 5 (+20%), Q and dO read twice. (FA3 instead splits dK^T/dV^T over head dims
-//          across its warpgroups with P and dS in shared memory, at 80-key blocks.) The second
-//          Q/dO stage and the dQ staging tile do not fit beside 128 KiB of K and V.
+//   hd256: 128 x  64, dQ by atomics. dK and dV of one warpgroup's 64 keys at d = 256 are
+//          2 x 128 fp32 registers per thread, more than a consumer's 240, so hd256 runs the main
+//          kernel twice: once for dV (S^T, P^T, dV; K 64, Q + dO 2 x (32 + 32) = 192 KiB: no V,
+//          D or dS), once for dK and dQ (S^T, P^T, dP^T, dS^T, dK, dQ; K + V 2 x 64, Q + dO
+//          1 x (32 + 32), dS 2 x 16 = 224 KiB): 6 GEMMs of work instead of 5 (+20%), Q and dO
+//          read twice. The dK/dQ pass frees dO at dP's wait and Q at dK's, which it issues before
+//          dQ, so the next block's loads run under this one on its single stage. (FA3 instead
+//          splits dK^T/dV^T over head dims across its warpgroups with P and dS in shared memory,
+//          at 80-key blocks.) The dK/dQ pass's second stage and the dQ staging tile do not fit
+//          beside 128 KiB of K and V.
 // Registers and spills (ptxas -v) and the measured figures: lib/kernels/fa3/NOTES_BWD.md.
 //
 // Variant (registry entry): fa3_bwd_atomics adds dQ with red.global.add.v2.f32 from the
