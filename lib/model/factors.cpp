@@ -100,8 +100,12 @@ constexpr ReportedText kReported[] = {
     {Reported::hopper_bwd_step_wait_cycles, "hopper_bwd_step_wait_cycles",
      "cycles per query block lost at the wgmma waits and dS barrier of FA3's published backward",
      kRecordHopperBackwardFit},
+    {Reported::hopper_bwd_key_block_fill_cycles, "hopper_bwd_key_block_fill_cycles",
+     "cycles per key block that FA3's published backward does not overlap: its first query "
+     "block's S and dP, its dK, dV epilogue",
+     kRecordHopperBackwardFit},
 };
-static_assert(std::size(kReported) == std::size_t(Reported::hopper_bwd_step_wait_cycles) + 1,
+static_assert(std::size(kReported) == std::size_t(Reported::hopper_bwd_key_block_fill_cycles) + 1,
               "one text per Reported factor");
 constexpr bool rows_in_enum_order() {
   for (std::size_t i = 0; i < std::size(kReported); ++i)
@@ -239,6 +243,12 @@ const Constant kConstants[] = {
      name_of(Reported::hopper_bwd_step_wait_cycles),
      "cycles per query block that FA3's published backward (and cuDNN's, as the model takes it) "
      "loses at its wgmma waits and dS barrier on Hopper; fitted to the record's fit bf16 backward "
+     "figures on H200"},
+    {"kHopperBackwardKeyBlockFillCycles", kHopperBackwardKeyBlockFillCycles, "fitted",
+     name_of(Reported::hopper_bwd_key_block_fill_cycles),
+     "cycles per key block (a persistent CTA's work tile) that FA3's published backward (and "
+     "cuDNN's, as the model takes it) does not overlap on Hopper: the first query block's S and "
+     "dP, the dK, dV epilogue; fitted with the step wait to the record's fit bf16 backward "
      "figures on H200"},
     {"kLabFa3DqAtomicCyclesPerElement", kLabFa3DqAtomicCyclesPerElement, "fitted",
      name_of(Reported::lab_fa3_dq_atomic_cycles),

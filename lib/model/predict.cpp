@@ -445,14 +445,17 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
 }
 
 // FA3's published backward on Hopper (hopper_persistent_backward): its consumer warpgroups wait
-// on their GEMMs and the dS barrier once per query block, and each key block's K, V loads and
-// dK, dV stores are exposed, as in our fa3_bwd (factors.hpp). Adds to p's tile time and factors;
-// returns the cycles each CTA pays besides its tiles.
+// on their GEMMs and the dS barrier once per query block, each key block fills and drains the
+// pipeline once, and each key block's K, V loads and dK, dV stores are exposed, as in our fa3_bwd
+// (factors.hpp). Adds to p's tile time and factors; returns the cycles each CTA pays besides its
+// tiles.
 double add_hopper_backward_waits(const hw::Spec& gpu, const AttnShape& s, Prediction& p) {
   p.tile_time_cycles += factors::kHopperBackwardStepWaitCycles;
   p.factors.push_back(factors::reported(factors::Reported::hopper_bwd_step_wait_cycles,
                                         factors::kHopperBackwardStepWaitCycles));
-  return exposed_key_block_io_cycles(gpu, s, p, 0);
+  p.factors.push_back(factors::reported(factors::Reported::hopper_bwd_key_block_fill_cycles,
+                                        factors::kHopperBackwardKeyBlockFillCycles));
+  return factors::kHopperBackwardKeyBlockFillCycles + exposed_key_block_io_cycles(gpu, s, p, 0);
 }
 
 // FA3 and FA4: persistent kernels whose tensor cores read their operands from shared memory. On
