@@ -74,11 +74,12 @@ constexpr ReportedText kReported[] = {
     {Reported::lab_fa3_dq_atomic_cycles, "lab_fa3_dq_atomic_cycles",
      "cycles per float32 dQ element added by atomics (fa3_bwd)", kOurBwdRun},
     {Reported::lab_fa3_one_stage_ring_cycles, "lab_fa3_one_stage_ring_cycles",
-     "cycles per query block and pass a one-stage Q/dO ring exposes (fa3_bwd at hd256)",
+     "cycles per query block a one-stage Q/dO ring exposes (fa3_bwd's dK/dQ pass at hd256)",
      kOurBwdRun},
     {Reported::lab_fa3_serial_dq_chunk_cycles, "lab_fa3_serial_dq_chunk_cycles",
      "cycles per float32 dQ element of fa3_bwd's chunks after the first (hd256), exposed",
-     kOurBwdRun},
+     "fa3_bwd at hd256 on H200, FA3-paper sweep of 2026-11-26 after commit e494b05 "
+     "(lib/model/NOTES_BWD_FIT.md)"},
     {Reported::lab_fa3_staged_step_wait_cycles, "lab_fa3_staged_step_wait_cycles",
      "cycles per query block lost at fa3_bwd's wgmma waits and dS barrier, dQ staged for TMA",
      "fa3_bwd on H200, FA3-paper sweep of 2026-11-26 (lib/model/NOTES_BWD_FIT.md)"},
@@ -257,8 +258,8 @@ const Constant kConstants[] = {
     {"kLabFa3OneStageRingCycles", kLabFa3OneStageRingCycles, "fitted",
      name_of(Reported::lab_fa3_one_stage_ring_cycles),
      "cycles per query block that a one-stage Q/dO ring exposes in fa3_bwd (hd256's dK/dQ "
-     "pass): the next block's loads wait for this block's GEMMs; fitted to fa3_bwd_one_stage against "
-     "fa3_bwd at hd128 on the lab's H200"},
+     "pass): the next block's loads wait for this block's GEMMs; fitted to fa3_bwd_one_stage "
+     "against fa3_bwd at hd128 on the lab's H200"},
     {"kLabFa3SerialDqChunkCyclesPerElement", kLabFa3SerialDqChunkCyclesPerElement, "fitted",
      name_of(Reported::lab_fa3_serial_dq_chunk_cycles),
      "cycles per float32 dQ element of fa3_bwd's dQ chunks after a warpgroup's first (hd256), "

@@ -250,7 +250,8 @@ int resident_ctas(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
 // model's fa3 or fa4 backward pass on Hopper without the lab's fa3_bwd schedule. Like our kernels
 // it runs a preprocessing and a dQ conversion launch beside its main kernel (FA3's
 // flash_bwd_preprocess and flash_bwd_postprocess), and its consumer warpgroups wait on their
-// GEMMs and on the dS barrier once per query block (factors.hpp, kHopperBackwardStepWaitCycles).
+// GEMMs and on the dS barrier once per query block and fills its pipeline once per key block
+// (factors.hpp, kHopperBackwardStepWaitCycles, kHopperBackwardKeyBlockFillCycles).
 bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o) {
   return o.pass == Pass::bwd && is_hopper(gpu) && is_persistent(o.algorithm) && !o.lab_fa3_backward;
 }
@@ -415,12 +416,14 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
   const double step_wait = atomics ? factors::kLabFa3BackwardStepWaitCycles
                                    : factors::kLabFa3StagedDqStepWaitCycles;
   p.tile_time_cycles += passes * step_wait;
-  p.factors.push_back(factors::reported(atomics ? factors::Reported::lab_fa3_step_wait_cycles
-                                                : factors::Reported::lab_fa3_staged_step_wait_cycles,
+  p.factors.push_back(factors::reported(atomics
+                                            ? factors::Reported::lab_fa3_step_wait_cycles
+                                            : factors::Reported::lab_fa3_staged_step_wait_cycles,
                                         step_wait));
   // One-stage passes: the dK/dQ pass (a second pass is the dV pass).
-  const int one_stage_passes = int(fa3_tiles::bwd_ring_stages(int(s.headdim), false) == 1) +
-                               int(passes > 1 && fa3_tiles::bwd_ring_stages(int(s.headdim), true) == 1);
+  const int headdim = int(s.headdim);
+  const int one_stage_passes = int(fa3_tiles::bwd_ring_stages(headdim, false) == 1) +
+                               int(passes > 1 && fa3_tiles::bwd_ring_stages(headdim, true) == 1);
   if (one_stage_passes > 0) {
     p.tile_time_cycles += one_stage_passes * factors::kLabFa3OneStageRingCycles;
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_one_stage_ring_cycles,

@@ -11,7 +11,8 @@
 // 2026-11-23-h100-fa2-bwd-run{1,2}.csv) and the later days' runs shipped in data/runs, each
 // kernel's worst error within the bound the model reaches. fa3_bwd's figures from before commit
 // 01e0277 (its dQ then left by one bulk add per row), and at hd256 from before commit e494b05
-// (both passes on one ring stage), are of kernels that no longer exist and are not checked. lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
+// (both passes on one ring stage), are of kernels that no longer exist and are not checked.
+// lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -277,7 +278,7 @@ TEST(BackwardFit, HeldOutLlama3GqaShapesWithinTheirBounds) {
 }
 
 // The schedule's terms where they can be read off alone: fa3_bwd's two passes at hd256 do six
-// GEMMs' work and two exp2 per score, each pass with a one-stage ring and the second dQ chunk
+// GEMMs' work and two exp2 per score, the dK/dQ pass with a one-stage ring and the second dQ chunk
 // serialized; the dQ path follows the kernel's rule (core/fa3_tiles.hpp: atomics at hd256, with
 // their step wait; the staging tile and its own step wait at hd64 and hd128).
 TEST(BackwardFit, LabFa3ScheduleRunsTwoPassesAboveHd128AndFollowsTheKernelsDqPath) {

@@ -151,7 +151,7 @@ __device__ __forceinline__ void load_tile(const BwdParams& p, const BwdSharedMap
 
 // Warp 0, lane 0, for each tile it claims: the tile's index into the reduce warp's ring
 // (kBulkReduce); once the consumers are done with the last tile's K and V buffers, the index into
-// the consumers' slot, then K and V (K alone in the dV pass), all three completing kv_full's
+// the consumers' slot, then K and V (K alone in the dV pass), all completing kv_full's
 // transactions, then Q with its rows' LSE * log2 e, and dO with its rows' D (dO alone in the dV
 // pass; dO first in the dK/dQ pass), of every query iteration into the ring (the padded workspace
 // rows need no bounds checks). An index travels as a TMA copy of its entry in the
@@ -465,7 +465,8 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
 
   if constexpr (!T::kDkDq) {
     // dV alone (hd256's first pass), per query iteration i: issue S(i); wait dV(i-1) (free dO of
-    // i-1); wait S(i) (free Q(i): its next block loads under P(i) and dV(i)); P(i); issue dV(i).
+    // i-1); wait S(i) (free Q(i): a later block loads into its stage under P(i) and dV(i)); P(i);
+    // issue dV(i).
     // dV(i) runs under the next iteration's issue and waits.
     int previous = 0;  // the ring stage of iteration i - 1
     for (int i = 0; i < tile.iterations; ++i) {

@@ -22,8 +22,8 @@ struct BwdVariant {
   // Ablations (what each Hopper feature buys). overlap_gemms: each warpgroup keeps GEMMs in flight
   // under its exp2, dS and dQ work (the loop in consume_tile); off, it waits for every GEMM as
   // soon as it is issued. double_buffered_ring: Q and dO stream through a two-stage ring (the
-  // next query block loads under this one); off, one stage (as hd256 must). persistent: one CTA
-  // per SM walks the tiles; off, one CTA per tile.
+  // next query block loads under this one); off, one stage (as hd256's dK/dQ pass must).
+  // persistent: one CTA per SM walks the tiles; off, one CTA per tile.
   bool overlap_gemms = true;
   bool double_buffered_ring = true;
   bool persistent = true;

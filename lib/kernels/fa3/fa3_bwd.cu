@@ -14,9 +14,10 @@
 //     consumers and the reduce warp (a TMA copy of its entry in an identity table, completing the
 //     barrier they wait on), loads K and V once per tile by TMA and streams Q (with its rows' LSE *
 //     log2 e, a 2-D tensor map: rows by query head) and dO (with D) of every query block into a
-//     kStages-deep ring on full/empty mbarriers; one thread of a second warp adds each query
-//     block's dQ tile from shared memory into the float32 accumulator with one TMA tensor
-//     reduce-add (cp.reduce.async.bulk.tensor .add) per 32-column box (bwd_mainloop.cuh);
+//     kStages-deep ring on full/empty mbarriers (hd256's dV pass: K alone, dO without D); one
+//     thread of a second warp adds each query block's dQ tile from shared memory into the float32
+//     accumulator with one TMA tensor reduce-add (cp.reduce.async.bulk.tensor .add) per 32-column
+//     box (bwd_mainloop.cuh);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns keys 64w..64w+63 and computes
 //     the transposed products, so that wgmma's M dimension is keys and P^T, dS^T come out of the
 //     accumulators already in the A-operand register layout:
@@ -47,8 +48,8 @@
 // causal: the unmasked area, core/shape.hpp). HBM bytes, main kernel: Q, dO once (2 * b*h_q*sq*d*2,
 // when the CTAs of one head share L2), K, V read and dK, dV written once (4 * b*h_kv*sk*d*2),
 // LSE and D (2 * b*h_q*sq*4); the dQ accumulator (b*h_q*sq*d*4) takes n_blocks reduce-adds per
-// element in L2 and reaches HBM about once; preprocessing reads O, dO and zeroes the accumulator, the
-// conversion reads it and writes dQ. At hd128, 16k tokens, hidden 2048, s = 4096 (b4 h16):
+// element in L2 and reaches HBM about once; preprocessing reads O, dO and zeroes the accumulator,
+// the conversion reads it and writes dQ. At hd128, 16k tokens, hidden 2048, s = 4096 (b4 h16):
 // 1.37 TFLOP (non-causal) against ~0.87 GB in all: compute-bound (floor at the lent H100's
 // measured 797 TFLOP/s GEMM ceiling: 1.72 ms; bytes at its measured 3.0 TB/s: 0.29 ms).
 //
