@@ -176,7 +176,7 @@ __device__ __forceinline__ void load_tiles(const BwdParams& p, const BwdSharedMa
     }
     mbarrier_wait(smem.kv_empty(), (tiles_done & 1u) ^ 1u);
     mbarrier_arrive_expect_tx(smem.kv_full(),
-                              kTileIndexBytes + (last ? 0 : (T::kLoadsV ? 2 : 1) * T::kKvBytes));
+                              kTileIndexBytes + (last ? 0 : T::kKeyBlockLoadBytes));
     tma_load_2d(smem.tile_slot(), &p.tile_id_map, smem.kv_full(), 0, index);
     if (last) return;
     load_tile<T>(p, smem, tile_at<T>(p, index), ring);
@@ -466,8 +466,7 @@ __device__ __forceinline__ void consume_tile(const BwdParams& p, const BwdShared
   if constexpr (!T::kDkDq) {
     // dV alone (hd256's first pass), per query iteration i: issue S(i); wait dV(i-1) (free dO of
     // i-1); wait S(i) (free Q(i): a later block loads into its stage under P(i) and dV(i)); P(i);
-    // issue dV(i).
-    // dV(i) runs under the next iteration's issue and waits.
+    // issue dV(i), which runs under the next iteration's issue and waits.
     int previous = 0;  // the ring stage of iteration i - 1
     for (int i = 0; i < tile.iterations; ++i) {
       const BwdQueryBlock qb = query_block(p, tile, i);

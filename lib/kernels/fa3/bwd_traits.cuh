@@ -71,6 +71,7 @@ struct BwdTraits {
   static constexpr int kQBlockBytes = kBlockM * kSwizzleBytes;   // of Q or dO
   static constexpr int kKvBytes = kColumnBlocks * kKvBlockBytes;
   static constexpr int kQBytes = kColumnBlocks * kQBlockBytes;
+  static constexpr int kKeyBlockLoadBytes = (kLoadsV ? 2 : 1) * kKvBytes;  // K, and V if loaded
   static constexpr int kWarpgroupKvBytes = kBwdKeysPerWarpgroup * kSwizzleBytes;
   // dS [kBlockM queries][kBlockN keys], K-major for dQ = dS K: warpgroup w's keys are column
   // block w.
@@ -106,7 +107,7 @@ struct BwdTraits {
   // no V has no V buffer: its dV leaves through K's (bwd_epilogue.cuh).
   static constexpr int kKOffset = 0;
   static constexpr int kVOffset = kLoadsV ? kKOffset + kKvBytes : kKOffset;
-  static constexpr int kQOffset = kKOffset + (kLoadsV ? 2 : 1) * kKvBytes;
+  static constexpr int kQOffset = kKOffset + kKeyBlockLoadBytes;
   static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;
   static constexpr int kDqOffset = kDsOffset + kDsStages * kDsBytes;
