@@ -35,9 +35,9 @@
 // dV. At hd128, sq = sk = 4096, b4 h16: 1.37 TFLOP against 0.4 GB minimum; compute-bound.
 //
 // Tiles (8 warps; per GEMM the warp grid over its output; registers in NOTES.md):
-//   hd64:  kBlockM 64, kBlockN 128; S/dP 2x4 warps (32 x 32 each), dK/dV 4x2 (32 x 32), dQ 4x2
-//          (16 x 32). Shared memory: K 16 + V 16 + Q 2x8 + dO 2x8 + P 16 + dS 16 + LSE/D 1 = 113
-//          KiB
+//   hd64:  kBlockM 128, kBlockN 128; S/dP 4x2 warps (32 x 64 each), dK/dV 4x2 (32 x 32), dQ
+//          4x2 (32 x 32). Shared memory: K 16 + V 16 + Q 2x16 + dO 2x16 + P 32 + dS 32 + LSE/D 2 =
+//          162 KiB
 //   hd128: kBlockM 64, kBlockN 128; S/dP 2x4 (32 x 32), dK/dV 4x2 (32 x 64), dQ 2x4 (32 x 32 in
 //          2 column passes). Shared memory: K 32 + V 32 + Q 2x16 + dO 2x16 + P 16 + dS 16 + 1 =
 //          161 KiB
@@ -49,9 +49,10 @@
 //   threads per SM. What is left holds S and dP (P kept as packed 16-bit pairs while dP is
 //   computed) or a column pass of dQ; the passes and the packed P are what keep ptxas from
 //   spilling. hd256 halves kBlockN to keep the accumulators at 128. FA2 (sm80, over 144 KiB of
-//   shared memory) uses the same blocks at hd128 and hd256 and 128 x 128 at hd64, which spilled
-//   here (116 bytes); kBlockM does not change the dQ atomics per FLOP (M*d per M*N*d), kBlockN
-//   does. Double-buffered Q and dO use what shared memory the fixed tiles leave.
+//   shared memory) uses the same blocks: 128 x 128 at hd64, where 128 queries against the 64
+//   of the first draft cut the ldmatrix bytes per FLOP by a sixth (10-12% faster, NOTES.md);
+//   kBlockM does not change the dQ atomics per FLOP (M*d per M*N*d), kBlockN does.
+//   Double-buffered Q and dO use what shared memory the fixed tiles leave.
 // Shared-memory rows are 16-byte chunks XOR-swizzled by (row % 8), as in fa2.cu.
 //
 // Benchmark: build-gpu/tests/kernels/kernel_timing --pass bwd --kernels fa2_bwd --headdim 128
@@ -526,7 +527,7 @@ template <int HeadDim, typename Element>
 struct TilesFor;
 template <typename Element>
 struct TilesFor<64, Element> {
-  using Traits = BwdTraits<64, 64, 128, 2, 4, 4, 1, Element>;
+  using Traits = BwdTraits<64, 128, 128, 4, 4, 4, 1, Element>;
 };
 template <typename Element>
 struct TilesFor<128, Element> {
