@@ -220,8 +220,12 @@ const Constant kConstants[] = {
      "CTA after the fluid bound (list scheduling)"},
     {"kFa2BackwardWarpGridRereads", kFa2BackwardWarpGridRereads, "counted",
      name_of(Reported::fa2_backward_rereads),
-     "times our fa2_bwd's warp grids read each shared operand byte (2.08 / 2.32 / 2.16 at hd "
-     "64 / 128 / 256); Hopper"},
+     "times our fa2_bwd's 64-query tiles' warp grids read each shared operand byte (2.32 / 2.16 "
+     "at hd 128 / 256); Hopper"},
+    {"kFa2BackwardHd64TileRereads", kFa2BackwardHd64TileRereads, "fitted",
+     name_of(Reported::fa2_backward_rereads),
+     "the same on fa2_bwd's 128 x 128 hd64 tile (counted 1.73); fitted to our fa2_bwd and "
+     "fa2_bwd_deterministic at hd64 on the lab's H200"},
     {"kFa2BackwardLdmatrixShare", kFa2BackwardLdmatrixShare, "fitted",
      name_of(Reported::fa2_backward_ldmatrix_share),
      "share of the shared-memory port FA2's backward ldmatrix reads sustain, which bounds its "

@@ -371,7 +371,7 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
     p.tile_time_cycles = std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare);
     io_exposure = factors::kBackwardKeyBlockIoExposure;
     for (auto [factor, value] :
-         {std::pair{factors::Reported::fa2_backward_rereads, factors::kFa2BackwardWarpGridRereads},
+         {std::pair{factors::Reported::fa2_backward_rereads, factors::fa2_backward_rereads(s.headdim)},
           std::pair{factors::Reported::fa2_backward_ldmatrix_share,
                     factors::kFa2BackwardLdmatrixShare},
           std::pair{factors::Reported::key_block_io_exposure, io_exposure}})

@@ -93,10 +93,10 @@ double backward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm al
   // P read once (dV), dS read twice (dK, dQ); P and dS written.
   const double bytes = e * (q_side + k_side + 3 * m * n) + e * 2 * m * n + dq_accumulate;
   if (algorithm != Algorithm::fa2) return bytes;
-  // FA2's warps: on Hopper our fa2_bwd's warp grids (counted), elsewhere the re-read factor fitted
-  // to PyTorch's flash backward.
-  return bytes *
-         (is_hopper(gpu) ? factors::kFa2BackwardWarpGridRereads : factors::kFa2BackwardSmemRereads);
+  // FA2's warps: on Hopper our fa2_bwd's warp grids, elsewhere the re-read factor fitted to
+  // PyTorch's flash backward.
+  return bytes * (is_hopper(gpu) ? factors::fa2_backward_rereads(s.headdim)
+                                 : factors::kFa2BackwardSmemRereads);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The model's Hopper backward against our own backward kernels, each predicted as bench predicts
 // it (lib/orchestration/kernel_models.cpp). Fit set: the lent H200's backward runs over the
 // FA3-paper sweep (hd 64/128/256, seqlen 512..16k, both masks, 16k tokens, hidden 2048, bf16):
-// fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db; fa3_bwd_atomics at
+// fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db (hd64, on the 128 x 128
+// tile since commit 0f81846, from data/runs/2026-11-26-h200-fa2-hd64.db); fa3_bwd_atomics at
 // hd128 (dQ by atomics) from data/runs/2026-11-23-h200-bwd-2.db; fa3_bwd at hd128 (dQ by TMA
 // reduce-adds, since commit 01e0277) from data/runs/2026-11-26-h200-bwd.db; fa3_bwd at hd256
 // (its dV pass on two ring stages, since commit e494b05) from data/runs/2026-11-26-h200-bwd-2.db;
@@ -11,7 +12,10 @@
 // 2026-11-23-h100-fa2-bwd-run{1,2}.csv) and the later days' runs shipped in data/runs, each
 // kernel's worst error within the bound the model reaches. fa3_bwd's figures from before commit
 // 01e0277 (its dQ then left by one bulk add per row), and at hd256 from before commit e494b05
-// (both passes on one ring stage), are of kernels that no longer exist and are not checked.
+// (both passes on one ring stage), and fa2_bwd's and fa2_bwd_deterministic's at hd64 from before
+// commit 0f81846 (64-query tiles, 128 x 128 since; the fit set's hd64 rows are of the new tile,
+// data/runs/2026-11-26-h200-fa2-hd64.db), are of kernels that no longer exist and are not
+// checked.
 // lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
@@ -48,18 +52,18 @@ struct SweepRow {
 
 // TFLOP/s (backward FLOPs, 2.5 x forward, causal counted halved). fa2_bwd and
 // fa2_bwd_deterministic from v_measurements of data/runs/2026-11-23-h200-bwd.db (runs 1 and 2 of
-// that file); fa3_bwd_atomics at hd128 from data/runs/2026-11-23-h200-bwd-2.db (run 4); fa3_bwd
+// that file), at hd64 from data/runs/2026-11-26-h200-fa2-hd64.db ("hd64 db"); fa3_bwd_atomics at hd128 from data/runs/2026-11-23-h200-bwd-2.db (run 4); fa3_bwd
 // at hd128 from data/runs/2026-11-26-h200-bwd.db (run 2), at hd256 from
 // data/runs/2026-11-26-h200-bwd-2.db.
 constexpr SweepRow kH200Fit[] = {
-    {"fa2_bwd", 64, false, {173.3, 197.2, 213.3, 221.3, 225.6, 225.8}},   // run 1
-    {"fa2_bwd", 64, true, {121.2, 159.3, 187.6, 206.7, 218.5, 229.4}},    // run 1
+    {"fa2_bwd", 64, false, {187.6, 214.8, 231.3, 240.5, 245.4, 250.0}},   // hd64 db
+    {"fa2_bwd", 64, true, {129.6, 170.6, 202.4, 223.9, 237.3, 249.6}},    // hd64 db
     {"fa2_bwd", 128, false, {199.3, 233.9, 255.5, 268.2, 272.7, 278.0}},  // runs 1, 2 (s16k)
     {"fa2_bwd", 128, true, {137.5, 181.9, 217.6, 242.0, 258.6, 278.1}},   // runs 1, 2 (s16k)
     {"fa2_bwd", 256, false, {165.5, 187.5, 201.0, 208.4, 212.0, 212.4}},  // run 2
     {"fa2_bwd", 256, true, {122.8, 154.3, 177.7, 194.1, 212.1, 215.9}},   // run 2
-    {"fa2_bwd_deterministic", 64, false, {146.6, 159.1, 167.1, 171.1, 172.0, 173.3}},   // run 1
-    {"fa2_bwd_deterministic", 64, true, {107.3, 133.2, 150.8, 161.7, 168.4, 174.7}},    // run 1
+    {"fa2_bwd_deterministic", 64, false, {154.1, 167.5, 175.0, 179.5, 182.0, 184.7}},   // hd64 db
+    {"fa2_bwd_deterministic", 64, true, {111.4, 138.4, 157.3, 169.2, 176.4, 185.2}},    // hd64 db
     {"fa2_bwd_deterministic", 128, false, {168.9, 186.9, 197.5, 203.4, 206.2, 207.3}},  // 1, 2
     {"fa2_bwd_deterministic", 128, true, {122.6, 152.2, 173.4, 186.8, 196.1, 209.1}},   // 1, 2
     {"fa2_bwd_deterministic", 256, false, {121.8, 131.0, 136.5, 139.6, 141.2, 141.2}},  // run 2
@@ -104,6 +108,12 @@ TEST(BackwardFit, EveryH200FigureOfOurBackwardKernelsWithinTenPercent) {
     std::printf("fit  %-22s worst %5.1f%%\n", kernel.c_str(), e);
 }
 
+// fa2_bwd's and fa2_bwd_deterministic's hd64 figures from before commit 0f81846: of the 64-query
+// tile since replaced (see the top). Every held-out run here predates it.
+bool retired_fa2_tile(const std::string& kernel, std::int64_t headdim) {
+  return (kernel == "fa2_bwd" || kernel == "fa2_bwd_deterministic") && headdim == 64;
+}
+
 struct HeldOut {
   std::string kernel;
   AttnShape shape;
@@ -145,7 +155,7 @@ std::vector<HeldOut> read_kernel_timing(const std::string& path) {
 // a later change cannot make it worse unnoticed. (The fa3_bwd figures of that day,
 // data/measurements/kernels/2026-11-23-h100-fa3-bwd-notes.csv, are of loops since replaced.)
 const std::map<std::string, double> kHeldOutBounds = {
-    {"fa2_bwd", 6.5},
+    {"fa2_bwd", 6},
     {"fa2_bwd_deterministic", 4},
 };
 
@@ -154,7 +164,8 @@ TEST(BackwardFit, HeldOutH100FiguresOfOurBackwardKernelsWithinTheirBounds) {
   std::vector<HeldOut> figures;
   for (const char* file : {"data/measurements/kernels/2026-11-23-h100-fa2-bwd-run1.csv",
                            "data/measurements/kernels/2026-11-23-h100-fa2-bwd-run2.csv"})
-    for (HeldOut& f : read_kernel_timing(file)) figures.push_back(std::move(f));
+    for (HeldOut& f : read_kernel_timing(file))
+      if (!retired_fa2_tile(f.kernel, f.shape.headdim)) figures.push_back(std::move(f));
   std::map<std::string, double> worst;
   std::map<std::string, int> count;
   for (const HeldOut& f : figures) {
@@ -188,11 +199,12 @@ const LaterRun kLaterRuns[] = {
     {"2026-11-26-h200-llama3.db", "h200", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 11}}},
     // The lent H200 over the FA3-paper sweep after commit 01e0277, 2026-11-26: fa3_bwd at hd128
     // is the fit set above (within 6.5%); hd64, held out, from +3.2% to +11.7% (s512 causal);
-    // hd256 not checked (both passes then on one ring stage). fa2_bwd from -5.0% to +6.2%.
+    // hd256 not checked (both passes then on one ring stage). fa2_bwd (hd128, hd256) from -3.2%
+    // to +6.2%.
     {"2026-11-26-h200-bwd.db",
      "h200",
      {{"fa3_bwd", 12}, {"fa2_bwd", 6.5}},
-     {{"fa3_bwd", 24}, {"fa2_bwd", 36}},
+     {{"fa3_bwd", 24}, {"fa2_bwd", 24}},
      256},
     // The same machine, a later call, over the Llama-3 GQA shapes: fa3_bwd within 8.1% except
     // two shapes: 16 x 64/8 x 1024 at +21.0% (a group of 8 walked at s1024, 321 TFLOP/s measured
@@ -213,11 +225,11 @@ const LaterRun kLaterRuns[] = {
       {"fa3_bwd_no_persistent", 12}}},
     // The lent H200 over the FA3-paper sweep after commit e494b05, 2026-11-26 (later that day):
     // fa3_bwd at hd256 is the fit set above (-5.9% to +6.0%); hd64, held out, +2.4% to +11.3%
-    // (s512 causal); hd128 -7.1% to +6.8%. fa2_bwd -5.1% to +5.4%.
+    // (s512 causal); hd128 -7.1% to +6.8%. fa2_bwd (hd128, hd256) -2.9% to +5.4%.
     {"2026-11-26-h200-bwd-2.db",
      "h200",
      {{"fa3_bwd", 11.5}, {"fa2_bwd", 5.5}},
-     {{"fa3_bwd", 36}, {"fa2_bwd", 36}}},
+     {{"fa3_bwd", 36}, {"fa2_bwd", 24}}},
     // The lent H100, the same afternoon, over the FA3-paper sweep (fa3_bwd of commit e494b05, all
     // held out): hd64 -2.5% to +7.9%, hd128 -8.7% to +3.7%, hd256 -6.9% to +6.6%.
     {"2026-11-26-h100-bwd.db", "h100-sxm", {{"fa3_bwd", 9}}, {{"fa3_bwd", 36}}},
@@ -236,6 +248,7 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
       const auto bound = run.bounds.find(row.kernel);
       if (!row.ok() || !row.ours() || row.pass != Pass::bwd || bound == run.bounds.end()) continue;
       if (row.kernel == "fa3_bwd" && row.shape.headdim == run.retired_headdim) continue;
+      if (retired_fa2_tile(row.kernel, row.shape.headdim)) continue;
       const double e = error_percent(gpu, row.kernel, row.shape, row.tflops);
       EXPECT_LE(std::abs(e), bound->second)
           << run.database << ": " << row.kernel << " " << describe(row.shape);
