@@ -109,7 +109,7 @@ TEST(BackwardFit, EveryH200FigureOfOurBackwardKernelsWithinTenPercent) {
 }
 
 // fa2_bwd's and fa2_bwd_deterministic's hd64 figures from before commit 0f81846: of the 64-query
-// tile since replaced (see the top). Every held-out run here predates it.
+// tile since replaced (see the top).
 bool retired_fa2_tile(const std::string& kernel, std::int64_t headdim) {
   return (kernel == "fa2_bwd" || kernel == "fa2_bwd_deterministic") && headdim == 64;
 }
@@ -190,6 +190,7 @@ struct LaterRun {
   std::map<std::string, double> bounds;
   std::map<std::string, int> figures;  // per kernel
   std::int64_t retired_headdim = 0;    // fa3_bwd's figures at this head dim: a kernel since changed
+  bool before_fa2_hd64_tile = true;    // fa2's hd64 figures of the tile before commit 0f81846
 };
 const LaterRun kLaterRuns[] = {
     // The lent H100 over data/sweeps/bwd-h128.json, 2026-11-24: fa2_bwd within 5.1%.
@@ -233,6 +234,15 @@ const LaterRun kLaterRuns[] = {
     // The lent H100, the same afternoon, over the FA3-paper sweep (fa3_bwd of commit e494b05, all
     // held out): hd64 -2.5% to +7.9%, hd128 -8.7% to +3.7%, hd256 -6.9% to +6.6%.
     {"2026-11-26-h100-bwd.db", "h100-sxm", {{"fa3_bwd", 9}}, {{"fa3_bwd", 36}}},
+    // The lent H100, the evening of 2026-11-26: fa2_bwd and fa2_bwd_deterministic on the hd64
+    // tile of commit 0f81846 over the FA3-paper sweep at hd64 (the fit set's H200 hd64 figures are
+    // of the same tile): fa2_bwd -5.5% to -2.0%, fa2_bwd_deterministic -2.7% to +1.2%.
+    {"2026-11-26-h100-fa2-hd64.db",
+     "h100-sxm",
+     {{"fa2_bwd", 6}, {"fa2_bwd_deterministic", 3}},
+     {{"fa2_bwd", 12}, {"fa2_bwd_deterministic", 12}},
+     0,
+     false},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
@@ -248,7 +258,7 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
       const auto bound = run.bounds.find(row.kernel);
       if (!row.ok() || !row.ours() || row.pass != Pass::bwd || bound == run.bounds.end()) continue;
       if (row.kernel == "fa3_bwd" && row.shape.headdim == run.retired_headdim) continue;
-      if (retired_fa2_tile(row.kernel, row.shape.headdim)) continue;
+      if (run.before_fa2_hd64_tile && retired_fa2_tile(row.kernel, row.shape.headdim)) continue;
       const double e = error_percent(gpu, row.kernel, row.shape, row.tflops);
       EXPECT_LE(std::abs(e), bound->second)
           << run.database << ": " << row.kernel << " " << describe(row.shape);
