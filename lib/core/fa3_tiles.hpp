@@ -87,6 +87,21 @@ constexpr int bwd_causal_section_heads(int n_blocks, int kv_heads, int heads_per
   return std::clamp(std::min(balanced, fitting), 1, std::max(1, kv_heads));
 }
 
+// The last causal section is larger where a section holds under half a grid of tiles: then the
+// last section's heaviest key blocks, claimed last, end the launch alone, and it takes enough
+// heads for two grids' worth (ceil(2 x grid / key blocks)) so that its light tiles keep the other
+// CTAs busy. hd256 s2048 causal has sections of 4 heads = 64 tiles for 132 CTAs: SMs active 90% of
+// the passes' time (cuDNN's main kernel: 94%; ncu on the lent H200). Measured there (alternating
+// processes, NOTES_BWD.md run 11): hd256 causal s512-4096 +1.4% to +7.5%; where a section already
+// holds about a grid (hd256 s16384: 128 tiles), the larger last section lost 3-5% to L2 misses
+// (3 heads of 33.5 MB), and hd128 s4096 (128 tiles) 1%: there the sections stay as they are.
+constexpr int bwd_causal_tail_heads(int n_blocks, int kv_heads, int section_heads,
+                                    unsigned grid) {
+  if (2 * std::int64_t(section_heads) * n_blocks >= std::int64_t(grid)) return section_heads;
+  const int balanced = int((2 * grid + unsigned(n_blocks) - 1) / unsigned(n_blocks));
+  return std::clamp(balanced, 1, std::max(1, kv_heads));
+}
+
 // fa3_bwd splits a causal GQA group into its query heads: a tile walks one query head's query
 // blocks and stores that head's share of dK and dV into the workspace, and a launch after the
 // main kernel sums each group's shares (cuDNN's structure: per-query-head dK, dV and its

@@ -1,6 +1,7 @@
 // fa3_bwd's causal section rule (core/fa3_tiles.hpp): the L2 cap binds at long sequences, the
-// balance floor at short ones, and a section never holds more heads than there are. Its GQA group
-// split: causal groups of 4 or more query heads at seqlen_q 4096 or more, hd128 and hd256 only.
+// balance floor at short ones, and a section never holds more heads than there are; where a
+// section holds under half a grid of tiles, the last one holds two grids' worth. Its GQA group split: causal groups of 4 or more query
+// heads at seqlen_q 4096 or more, hd128 and hd256 only.
 #include "core/fa3_tiles.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 namespace {
 
 using fa4::fa3_tiles::bwd_causal_section_heads;
+using fa4::fa3_tiles::bwd_causal_tail_heads;
 using fa4::fa3_tiles::bwd_split_gqa_groups;
 
 constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // cudaDevAttrL2CacheSize on the H200
@@ -39,6 +41,21 @@ TEST(BwdCausalSections, NeverMoreHeadsThanThereAreNorFewerThanOne) {
   EXPECT_EQ(bwd_causal_section_heads(4, 2, 1, 512, 128, kGrid, kH200L2), 2);
   EXPECT_EQ(bwd_causal_section_heads(1, 1, 1, 1, 64, kGrid, kH200L2), 1);
   EXPECT_EQ(bwd_causal_section_heads(1024, 64, 64, 131072, 256, kGrid, kH200L2), 1);
+}
+
+TEST(BwdCausalSections, TheLastSectionHoldsTwoGridsWhereSectionsHoldUnderHalfAGrid) {
+  // b8 h8 s2048, hd256: 16 key blocks a head; sections of 4 heads (64 tiles, under half of the
+  // 132 CTAs), the last of ceil(264 / 16) = 17 heads.
+  EXPECT_EQ(bwd_causal_section_heads(16, 64, 1, 2048, 256, kGrid, kH200L2), 4);
+  EXPECT_EQ(bwd_causal_tail_heads(16, 64, 4, kGrid), 17);
+  // b32 h8 s512, hd256: sections of 16 heads of 4 key blocks, the last of 66 heads.
+  EXPECT_EQ(bwd_causal_tail_heads(4, 256, 16, kGrid), 66);
+  // Sections of half a grid or more stay as they are: 1 x 8 x 16384 hd256 (1 head, 128 tiles),
+  // b4 h16 s4096 hd128 (4 heads of 32 key blocks).
+  EXPECT_EQ(bwd_causal_tail_heads(128, 8, 1, kGrid), 1);
+  EXPECT_EQ(bwd_causal_tail_heads(32, 64, 4, kGrid), 4);
+  // Never more heads than there are.
+  EXPECT_EQ(bwd_causal_tail_heads(16, 8, 4, kGrid), 8);
 }
 
 TEST(BwdGroupSplit, LongCausalGroupsOfFourOrMoreSplitAtHd128And256) {

@@ -6,7 +6,10 @@
 //     diagonal, most for the first block, so heads are taken in sections of causal_group, each
 //     heaviest key block first. A section is small enough that its heads' Q, dO and dQ
 //     accumulator stay in L2 and large enough that the light tiles of one section balance the
-//     CTAs beside the heavy ones of the next (core/fa3_tiles.hpp's bwd_causal_section_heads).
+//     CTAs beside the heavy ones of the next (core/fa3_tiles.hpp's bwd_causal_section_heads);
+//     where a section holds under half a grid of tiles, the last section takes the last
+//     causal_tail_heads heads, enough that its own light tiles balance its heavy ones
+//     (bwd_causal_tail_heads).
 // Tiles are handed out dynamically: CTA c takes tile c first, then the next unclaimed one from a
 // global counter (zeroed by preprocessing). The producer thread claims each tile and copies its
 // index's entry of the identity table into shared memory with TMA on kv_full, beside K and V
@@ -41,12 +44,21 @@ __device__ __forceinline__ BwdTile tile_at(const BwdParams& p, int t) {
   const int heads_total = p.heads_kv * p.batch;
   int n_block, bh;
   if (p.causal) {
-    const int section_tiles = p.causal_group * p.n_blocks;
-    const int section = t / section_tiles;
-    const int within = t - section * section_tiles;
-    const int group = min(p.causal_group, heads_total - section * p.causal_group);
+    const int lead_heads = heads_total - p.causal_tail_heads;  // the heads before the last section
+    int first_head, group, within;
+    if (t < lead_heads * p.n_blocks) {
+      const int section_tiles = p.causal_group * p.n_blocks;
+      const int section = t / section_tiles;
+      within = t - section * section_tiles;
+      first_head = section * p.causal_group;
+      group = min(p.causal_group, lead_heads - first_head);
+    } else {
+      within = t - lead_heads * p.n_blocks;
+      first_head = lead_heads;
+      group = p.causal_tail_heads;
+    }
     n_block = within / group;
-    bh = section * p.causal_group + within % group;
+    bh = first_head + within % group;
   } else {
     n_block = t % p.n_blocks;
     bh = t / p.n_blocks;
