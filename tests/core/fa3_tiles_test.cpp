@@ -1,7 +1,7 @@
 // fa3_bwd's causal section rule (core/fa3_tiles.hpp): the L2 cap binds at long sequences, the
 // balance floor at short ones, and a section never holds more heads than there are; where a
-// section holds under half a grid of tiles, the last one holds two grids' worth. Its GQA group split: causal groups of 4 or more query
-// heads at seqlen_q 4096 or more, hd128 and hd256 only.
+// section holds under half a grid of tiles, the last one holds two grids' worth. Its GQA group
+// split: causal groups of 4 or more query heads at seqlen_q 4096 or more, hd128 and hd256 only.
 #include "core/fa3_tiles.hpp"
 
 #include <gtest/gtest.h>
