@@ -236,6 +236,9 @@ const LaterRun kLaterRuns[] = {
     // The lent H100, the same afternoon, over the FA3-paper sweep (fa3_bwd of commit e494b05, all
     // held out): hd64 -2.5% to +7.9%, hd128 -8.7% to +3.7%, hd256 -6.9% to +6.6%.
     {"2026-11-26-h100-bwd.db", "h100-sxm", {{"fa3_bwd", 9}}, {{"fa3_bwd", 36}}},
+    // The lent H100, the evening of 2026-11-26: fa3_bwd at hd256 after commit 531cecb (the last
+    // causal section) over the FA3-paper sweep: -7.0% to +3.0%.
+    {"2026-11-26-h100-bwd-hd256.db", "h100-sxm", {{"fa3_bwd", 7.5}}, {{"fa3_bwd", 12}}},
     // The lent H100, the evening of 2026-11-26: fa2_bwd and fa2_bwd_deterministic on the hd64
     // tile of commit 0f81846 over the FA3-paper sweep at hd64 (the fit set's H200 hd64 figures are
     // of the same tile): fa2_bwd -5.5% to -2.0%, fa2_bwd_deterministic -2.7% to +1.2%.
