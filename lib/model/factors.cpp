@@ -224,7 +224,7 @@ const Constant kConstants[] = {
      "at hd 128 / 256); Hopper"},
     {"kFa2BackwardHd64TileRereads", kFa2BackwardHd64TileRereads, "fitted",
      name_of(Reported::fa2_backward_rereads),
-     "the same on fa2_bwd's 128 x 128 hd64 tile (counted 1.73); fitted to our fa2_bwd and "
+     "the same on fa2_bwd's 128 x 128 hd64 tile (counted 1.9); fitted to our fa2_bwd and "
      "fa2_bwd_deterministic at hd64 on the lab's H200"},
     {"kFa2BackwardLdmatrixShare", kFa2BackwardLdmatrixShare, "fitted",
      name_of(Reported::fa2_backward_ldmatrix_share),

@@ -155,11 +155,13 @@ inline constexpr double kHopperSoftmaxChangeExposure = 0.6;
 // 2.16 times the bytes of backward_smem_bytes (tile_cycles.cpp) at hd 128 / 256 (and 2.08 at hd64
 // on the 64 x 128 tile it had before commit 0f81846, to which this value was fitted too).
 inline constexpr double kFa2BackwardWarpGridRereads = 2.2;
-// hd64 runs on 128 x 128 tiles instead (S/dP warps 4 x 2, PyTorch's flash backward's hd64 tile):
-// counted, 0.83 of the 64-query tile's ldmatrix bytes per FLOP (2.08 -> 1.73); measured, 10-12%
-// faster rather than 20%, so the value is fitted to our fa2_bwd and fa2_bwd_deterministic at hd64
-// on the lent H200 (data/runs/2026-11-26-h200-fa2-hd64.db, seqlen 512..16k, both masks).
-inline constexpr double kFa2BackwardHd64TileRereads = 1.96;
+// hd64 runs on 128 x 128 tiles instead (S/dP warps 4 x 2, PyTorch's flash backward's hd64 tile),
+// whose backward_smem_bytes are 21 per score against the 64-query tile's 24: counted, its grids
+// read 1.9 times those bytes (17% fewer ldmatrix bytes per FLOP than the 64-query tile); measured,
+// it is 10-12% faster rather than 17%, so the value is fitted to our fa2_bwd and
+// fa2_bwd_deterministic at hd64 on the lent H200 (data/runs/2026-11-26-h200-fa2-hd64.db, seqlen
+// 512..16k, both masks).
+inline constexpr double kFa2BackwardHd64TileRereads = 2.24;
 // The re-read factor of our fa2_bwd's tile at a head dim.
 inline constexpr double fa2_backward_rereads(std::int64_t headdim) {
   return headdim <= 64 ? kFa2BackwardHd64TileRereads : kFa2BackwardWarpGridRereads;

@@ -104,7 +104,8 @@ TEST(KernelModels, BackwardKernelsAreTheModelsBackwardAtTheirTiles) {
     EXPECT_EQ(options(kernel, tokens_16k(128, 4096)).pass, Pass::bwd) << kernel;
   EXPECT_EQ(options("fa2_bwd", tokens_16k(128, 4096)).algorithm, Algorithm::fa2);
   EXPECT_EQ(options("fa3_bwd", tokens_16k(128, 4096)).algorithm, Algorithm::fa3);
-  EXPECT_EQ(options("fa2_bwd", tokens_16k(64, 4096)).tile, (model::Tile{64, 128}));
+  EXPECT_EQ(options("fa2_bwd", tokens_16k(64, 4096)).tile, (model::Tile{128, 128}));
+  EXPECT_EQ(options("fa2_bwd", tokens_16k(128, 4096)).tile, (model::Tile{64, 128}));
   EXPECT_EQ(options("fa2_bwd_deterministic", tokens_16k(256, 4096)).tile, (model::Tile{64, 64}));
   EXPECT_EQ(options("fa3_bwd", tokens_16k(64, 4096)).tile, (model::Tile{128, 128}));
   EXPECT_EQ(options("fa3_bwd_atomics", tokens_16k(256, 512)).tile, (model::Tile{64, 128}));

@@ -93,8 +93,12 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   params.causal_group = fa3_tiles::bwd_causal_section_heads(
       params.n_blocks, int(tile_heads), params.heads_per_kv_head, shape.seqlen_q, int(d), grid,
       *l2_bytes);
+  // The last section's rule is the persistent grid's: a grid of every tile (the no_persistent
+  // ablation) would make it one section of all heads.
   params.causal_tail_heads =
-      fa3_tiles::bwd_causal_tail_heads(params.n_blocks, int(tile_heads), params.causal_group, grid);
+      T::kPersistent ? fa3_tiles::bwd_causal_tail_heads(params.n_blocks, int(tile_heads),
+                                                        params.causal_group, grid)
+                     : params.causal_group;
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");
 }

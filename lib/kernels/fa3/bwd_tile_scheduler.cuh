@@ -9,7 +9,7 @@
 //     CTAs beside the heavy ones of the next (core/fa3_tiles.hpp's bwd_causal_section_heads);
 //     where a section holds under half a grid of tiles, the last section takes the last
 //     causal_tail_heads heads, enough that its own light tiles balance its heavy ones
-//     (bwd_causal_tail_heads).
+//     (bwd_causal_tail_heads), at the price of an L2 that may not hold them all.
 // Tiles are handed out dynamically: CTA c takes tile c first, then the next unclaimed one from a
 // global counter (zeroed by preprocessing). The producer thread claims each tile and copies its
 // index's entry of the identity table into shared memory with TMA on kv_full, beside K and V

@@ -185,8 +185,8 @@ struct BwdParams {
   int n_blocks;     // ceil(seqlen_k / kBlockN)
   int tiles;        // n_blocks * heads_kv * batch
   bool causal;
-  int causal_group;       // kv heads per scheduling section (causal; bwd_tile_scheduler.cuh)
-  int causal_tail_heads;  // kv heads of the last section
+  int causal_group;       // the tiles' heads per scheduling section (causal; bwd_tile_scheduler)
+  int causal_tail_heads;  // the tiles' heads of the last section
   float scale;       // softmax scale 1 / sqrt(headdim)
   float scale_log2;  // scale * log2(e)
 };
