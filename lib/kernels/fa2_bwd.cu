@@ -64,6 +64,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/fa2_bwd_tiles.hpp"
 #include "kernels/bwd_common.hpp"
 #include "kernels/cuda_status.hpp"
 #include "kernels/registry.hpp"
@@ -93,23 +94,23 @@ struct WarpGrid {
   __device__ static int col0(int warp) { return warp % kWarpsCols * kCols; }
 };
 
-template <int HeadDim, int BlockM, int BlockN, int SdpWarpsM, int KvWarpsN, int DqWarpsM,
-          int DqPasses, typename ElementT>
+// The blocks are core/fa2_bwd_tiles.hpp's for the head dim; the rest, per GEMM, its warp grid.
+template <int HeadDim, int SdpWarpsM, int KvWarpsN, int DqWarpsM, int DqPasses, typename ElementT>
 struct BwdTraits {
   using Element = ElementT;
   static constexpr int kDqPasses = DqPasses;
   static constexpr int kHeadDim = HeadDim;
-  static constexpr int kBlockM = BlockM;
-  static constexpr int kBlockN = BlockN;
-  using Sdp = WarpGrid<BlockM, BlockN, SdpWarpsM>;  // S and dP: queries x keys
-  using Kv = WarpGrid<BlockN, HeadDim, KvWarpsN>;   // dK and dV: keys x dims
-  using Dq = WarpGrid<BlockM, HeadDim, DqWarpsM>;   // dQ: queries x dims
+  static constexpr int kBlockM = fa2_bwd_tiles::query_block(HeadDim);
+  static constexpr int kBlockN = fa2_bwd_tiles::key_block(HeadDim);
+  using Sdp = WarpGrid<kBlockM, kBlockN, SdpWarpsM>;  // S and dP: queries x keys
+  using Kv = WarpGrid<kBlockN, HeadDim, KvWarpsN>;    // dK and dV: keys x dims
+  using Dq = WarpGrid<kBlockM, HeadDim, DqWarpsM>;    // dQ: queries x dims
 
   static constexpr int kElementBytes = int(sizeof(Element));
-  static constexpr int kQBytes = BlockM * HeadDim * kElementBytes;     // Q and dO tiles
-  static constexpr int kKBytes = BlockN * HeadDim * kElementBytes;     // K and V tiles
-  static constexpr int kPBytes = BlockM * BlockN * kElementBytes;      // P and dS tiles
-  static constexpr int kRowFloatsBytes = BlockM * int(sizeof(float));  // LSE and D
+  static constexpr int kQBytes = kBlockM * HeadDim * kElementBytes;     // Q and dO tiles
+  static constexpr int kKBytes = kBlockN * HeadDim * kElementBytes;     // K and V tiles
+  static constexpr int kPBytes = kBlockM * kBlockN * kElementBytes;     // P and dS tiles
+  static constexpr int kRowFloatsBytes = kBlockM * int(sizeof(float));  // LSE and D
   // Offsets: K, V, Q[2], dO[2], P, dS, LSE[2], D[2].
   static constexpr int kVOffset = kKBytes;
   static constexpr int kQOffset = 2 * kKBytes;
@@ -121,11 +122,11 @@ struct BwdTraits {
   static constexpr int kSharedBytes = kDOffset + 2 * kRowFloatsBytes;
 
   static_assert(Dq::kNTiles % (2 * DqPasses) == 0, "dQ passes of whole n8-tile pairs");
-  static_assert(bwd::kRowAlignment % BlockM == 0, "query blocks tile the padded workspace rows");
+  static_assert(bwd::kRowAlignment % kBlockM == 0, "query blocks tile the padded workspace rows");
   static_assert(HeadDim / kElementsPerCopy % kSwizzleRows == 0 &&
-                    BlockN / kElementsPerCopy % kSwizzleRows == 0,
+                    kBlockN / kElementsPerCopy % kSwizzleRows == 0,
                 "the XOR swizzle permutes 8 chunks in a row");
-  static_assert(2 * (BlockM / 4) <= kThreads, "one thread per 16-byte chunk of LSE and D");
+  static_assert(2 * (kBlockM / 4) <= kThreads, "one thread per 16-byte chunk of LSE and D");
   static_assert(kSharedBytes <= kMaxSharedBytesPerBlock, "tiles exceed shared memory");
 };
 
@@ -521,21 +522,21 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     }
 }
 
-// Tile configurations by head dim (see the header): HeadDim, BlockM, BlockN, then the warps along
-// the first dimension of the S/dP, dK/dV and dQ grids.
+// Tile configurations by head dim (see the header; the blocks in core/fa2_bwd_tiles.hpp): HeadDim,
+// then the warps along the first dimension of the S/dP, dK/dV and dQ grids, and the dQ passes.
 template <int HeadDim, typename Element>
 struct TilesFor;
 template <typename Element>
 struct TilesFor<64, Element> {
-  using Traits = BwdTraits<64, 128, 128, 4, 4, 4, 1, Element>;
+  using Traits = BwdTraits<64, 4, 4, 4, 1, Element>;
 };
 template <typename Element>
 struct TilesFor<128, Element> {
-  using Traits = BwdTraits<128, 64, 128, 2, 4, 2, 2, Element>;
+  using Traits = BwdTraits<128, 2, 4, 2, 2, Element>;
 };
 template <typename Element>
 struct TilesFor<256, Element> {
-  using Traits = BwdTraits<256, 64, 64, 4, 2, 2, 4, Element>;
+  using Traits = BwdTraits<256, 4, 2, 2, 4, Element>;
 };
 
 // The key-block size of the main kernel at shape.headdim (0 when there is no configuration);

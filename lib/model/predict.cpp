@@ -370,11 +370,11 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
   if (hopper_backward) {
     p.tile_time_cycles = std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare);
     io_exposure = factors::kBackwardKeyBlockIoExposure;
-    for (auto [factor, value] :
-         {std::pair{factors::Reported::fa2_backward_rereads, factors::fa2_backward_rereads(s.headdim)},
-          std::pair{factors::Reported::fa2_backward_ldmatrix_share,
-                    factors::kFa2BackwardLdmatrixShare},
-          std::pair{factors::Reported::key_block_io_exposure, io_exposure}})
+    for (auto [factor, value] : {std::pair{factors::Reported::fa2_backward_rereads,
+                                           factors::fa2_backward_rereads(s.headdim)},
+                                 std::pair{factors::Reported::fa2_backward_ldmatrix_share,
+                                           factors::kFa2BackwardLdmatrixShare},
+                                 std::pair{factors::Reported::key_block_io_exposure, io_exposure}})
       p.factors.push_back(factors::reported(factor, value));
     if (o.deterministic)
       p.factors.push_back(factors::reported(factors::Reported::fa2_slot_store_exposure,

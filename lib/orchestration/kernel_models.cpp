@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/fa2_bwd_tiles.hpp"
 #include "core/fa3_tiles.hpp"
 
 namespace fa4::orchestration {
@@ -38,10 +39,13 @@ constexpr ForcedTile kFa3WideTiles[] = {fa3_forced(64, wide), fa3_forced(128, wi
 constexpr ForcedTile kFa3NarrowTiles[] = {fa3_forced(256, narrow)};
 
 // The backward tiles, {query rows per step, keys per CTA} (the model's backward tile keeps a CTA's
-// keys and walks the query blocks, as both kernels do). fa2_bwd: 128 queries x 128 keys at hd64,
-// 64 x 128 at hd128, 64 x 64 at hd256 (lib/kernels/fa2_bwd.cu, TilesFor: dK and dV accumulators
-// in registers).
-constexpr ForcedTile kFa2BwdTiles[] = {{64, {128, 128}}, {128, {64, 128}}, {256, {64, 64}}};
+// keys and walks the query blocks, as both kernels do). fa2_bwd: core/fa2_bwd_tiles.hpp's blocks
+// (128 queries x 128 keys at hd64, 64 x 128 at hd128, 64 x 64 at hd256).
+constexpr ForcedTile fa2_bwd_forced(int headdim) {
+  return {headdim, {fa2_bwd_tiles::query_block(headdim), fa2_bwd_tiles::key_block(headdim)}};
+}
+constexpr ForcedTile kFa2BwdTiles[] = {fa2_bwd_forced(64), fa2_bwd_forced(128),
+                                       fa2_bwd_forced(256)};
 // fa3_bwd: core/fa3_tiles.hpp's backward blocks (128 keys; 128 queries at hd64, 64 above).
 constexpr ForcedTile fa3_bwd_forced(int headdim) {
   return {headdim, {fa3_tiles::bwd_query_block(headdim), fa3_tiles::kBwdBlockN}};

@@ -1,0 +1,14 @@
+// fa2_bwd's blocks (lib/kernels/fa2_bwd.cu) as constexpr functions of the head dim, so that the
+// kernel instantiates them and the model's kernel table (lib/orchestration/kernel_models.cpp)
+// predicts with the same ones; the reasons for each are in fa2_bwd.cu's header. Plain C++, no CUDA.
+#pragma once
+
+namespace fa4::fa2_bwd_tiles {
+
+// Query rows per step: 128 at hd64 (PyTorch's flash backward's hd64 tile), 64 above, where dK
+// and dV take 128 float32 registers a thread.
+constexpr int query_block(int headdim) { return headdim == 64 ? 128 : 64; }
+// Keys per CTA: 128, halved at hd256 to keep dK and dV at 128 registers a thread.
+constexpr int key_block(int headdim) { return headdim == 256 ? 64 : 128; }
+
+}  // namespace fa4::fa2_bwd_tiles
