@@ -94,6 +94,13 @@ struct WarpGrid {
   __device__ static int col0(int warp) { return warp % kWarpsCols * kCols; }
 };
 
+// sqrt(x) for x >= 1 by Newton's iteration, for compile-time constants.
+constexpr double constexpr_sqrt(double x) {
+  double root = x;
+  for (int i = 0; i < 64; ++i) root = 0.5 * (root + x / root);
+  return root;
+}
+
 // The blocks are core/fa2_bwd_tiles.hpp's for the head dim; the rest, per GEMM, its warp grid.
 template <int HeadDim, int SdpWarpsM, int KvWarpsN, int DqWarpsM, int DqPasses, typename ElementT>
 struct BwdTraits {
@@ -106,6 +113,9 @@ struct BwdTraits {
   using Kv = WarpGrid<kBlockN, HeadDim, KvWarpsN>;    // dK and dV: keys x dims
   using Dq = WarpGrid<kBlockM, HeadDim, DqWarpsM>;    // dQ: queries x dims
 
+  // The softmax scale 1/sqrt(d) times log2(e), a constant of the head dim: an immediate operand
+  // of the exp step's FFMA instead of a kernel parameter reloaded at each use.
+  static constexpr float kScaleLog2 = float(double(kLog2e) / constexpr_sqrt(double(HeadDim)));
   static constexpr int kElementBytes = int(sizeof(Element));
   static constexpr int kQBytes = kBlockM * HeadDim * kElementBytes;     // Q and dO tiles
   static constexpr int kKBytes = kBlockN * HeadDim * kElementBytes;     // K and V tiles
@@ -148,8 +158,7 @@ struct BwdParams {
   int heads_kv;
   int heads_per_kv_head;
   bool causal;
-  float scale;       // softmax scale
-  float scale_log2;  // softmax scale * log2(e)
+  float scale;  // softmax scale (the exp step's scale times log2(e) is T::kScaleLog2)
 };
 
 // Per-lane ldmatrix offsets into a swizzled tile of RowBytes-byte rows, from the lane's row and
@@ -301,8 +310,8 @@ using PackedScores = std::uint32_t[T::Sdp::kMTiles][T::Sdp::kNTiles][2];
 
 template <typename Element>
 __device__ __forceinline__ float2 unpack_pair(std::uint32_t pair) {
-  if constexpr (std::is_same_v<Element, __nv_bfloat16>)
-    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&pair));
+  if constexpr (std::is_same_v<Element, __nv_bfloat16>)  // a bf16 is a float's upper half
+    return make_float2(__uint_as_float(pair << 16), __uint_as_float(pair & 0xffff0000u));
   else
     return __half22float2(*reinterpret_cast<const __half2*>(&pair));
 }
@@ -406,30 +415,37 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
       zero(s);
       warp_gemm<Element, Sdp::kMTiles, Sdp::kNTiles, T::kHeadDim / kMmaK, false, false>(
           s, q_tile, sdp_a, shared, sdp_b);
+      // Masked scores (past the last key, or past the diagonal when causal) become -inf, in the
+      // blocks that have any; then every score's exp runs unpredicated. LSE*log2e is +inf for rows
+      // that see no key and for padding rows: P = 0 there.
       const bool past_end = key0 + T::kBlockN > p.seqlen_k;
       const bool crosses_diagonal = p.causal && key0 + T::kBlockN - 1 > m0 + causal_shift;
+      if (past_end || crosses_diagonal) {
+#pragma unroll
+        for (int mt = 0; mt < Sdp::kMTiles; ++mt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int row = sdp_row0 + mt * kMmaM + half * 8 + lane / 4;
+            const int key_end =
+                p.causal ? min(p.seqlen_k, m0 + row + causal_shift + 1) : p.seqlen_k;
+#pragma unroll
+            for (int nt = 0; nt < Sdp::kNTiles; ++nt)
+#pragma unroll
+              for (int c = 0; c < 2; ++c)
+                if (key0 + sdp_col0 + nt * kMmaN + 2 * (lane % 4) + c >= key_end)
+                  s[mt][nt][2 * half + c] = -std::numeric_limits<float>::infinity();
+          }
+      }
 #pragma unroll
       for (int mt = 0; mt < Sdp::kMTiles; ++mt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const int row = sdp_row0 + mt * kMmaM + half * 8 + lane / 4;
-          const float row_lse = lse_log2[row];
-          const int key_end = !(past_end || crosses_diagonal) ? std::numeric_limits<int>::max()
-                              : p.causal ? min(p.seqlen_k, m0 + row + causal_shift + 1)
-                                         : p.seqlen_k;
+          const float row_lse = lse_log2[sdp_row0 + mt * kMmaM + half * 8 + lane / 4];
 #pragma unroll
-          for (int nt = 0; nt < Sdp::kNTiles; ++nt) {
-            float pair[2];
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-              const int key = key0 + sdp_col0 + nt * kMmaN + 2 * (lane % 4) + c;
-              // LSE*log2e is +inf for rows that see no key and for padding rows: P = 0 there.
-              pair[c] = key < key_end
-                            ? fast_exp2(fmaf(s[mt][nt][2 * half + c], p.scale_log2, -row_lse))
-                            : 0.0f;
-            }
-            packed_p[mt][nt][half] = pack_pair<Element>(pair[0], pair[1]);
-          }
+          for (int nt = 0; nt < Sdp::kNTiles; ++nt)
+            packed_p[mt][nt][half] = pack_pair<Element>(
+                fast_exp2(fmaf(s[mt][nt][2 * half], T::kScaleLog2, -row_lse)),
+                fast_exp2(fmaf(s[mt][nt][2 * half + 1], T::kScaleLog2, -row_lse)));
         }
     }
     store_scores<T>(shared_bytes + T::kPOffset, packed_p, sdp_row0, sdp_col0, lane);
@@ -590,8 +606,7 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .heads_kv = int(shape.heads_kv),
                          .heads_per_kv_head = int(shape.heads_q / shape.heads_kv),
                          .causal = shape.causal,
-                         .scale = float(scale),
-                         .scale_log2 = float(scale * double(kLog2e))};
+                         .scale = float(scale)};
   const dim3 grid(unsigned(key_blocks(shape)), unsigned(shape.heads_kv), unsigned(shape.batch));
   kernel<<<grid, kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa2_bwd: kernel launch");
