@@ -481,9 +481,12 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
 
     // dQ_acc += dS K, into the float32 accumulator (or this key block's slot), in kDqPasses
     // column passes over the warp's dQ tile to bound the registers next to dK and dV.
-    float* accum = p.dq_accum +
-                   (std::int64_t(batch) * p.heads_q + head) * p.rows_padded * T::kHeadDim +
-                   std::size_t(n_block) * p.dq_slot_floats;
+    // This lane's first dQ element of the block; every target below is a compile-time offset
+    // from it (one 64-bit address a block, each reduction [address + immediate]).
+    float* const lane_accum =
+        p.dq_accum + (std::int64_t(batch) * p.heads_q + head) * p.rows_padded * T::kHeadDim +
+        std::size_t(n_block) * p.dq_slot_floats +
+        std::int64_t(m0 + dq_row0 + lane / 4) * T::kHeadDim + dq_col0 + 2 * (lane % 4);
 #pragma unroll
     for (int pass = 0; pass < T::kDqPasses; ++pass) {
       constexpr int kNTiles = Dq::kNTiles / T::kDqPasses;
@@ -495,12 +498,10 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
       for (int mt = 0; mt < Dq::kMTiles; ++mt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const int row = m0 + dq_row0 + mt * kMmaM + half * 8 + lane / 4;
 #pragma unroll
           for (int nt = 0; nt < kNTiles; ++nt) {
-            const int column = dq_col0 + (pass * kNTiles + nt) * kMmaN + 2 * (lane % 4);
-            float2* target =
-                reinterpret_cast<float2*>(accum + std::int64_t(row) * T::kHeadDim + column);
+            float2* target = reinterpret_cast<float2*>(
+                lane_accum + (mt * kMmaM + half * 8) * T::kHeadDim + (pass * kNTiles + nt) * kMmaN);
             const float2 value = make_float2(dq[mt][nt][2 * half], dq[mt][nt][2 * half + 1]);
             if (p.dq_slot_floats != 0) {
               *target = value;
