@@ -408,6 +408,16 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
       cp_async_commit();
     }
 
+    // This warp's rows of LSE*log2e and D, read ahead of the GEMMs that wait on them.
+    float row_lse[Sdp::kMTiles][2], row_dsum[Sdp::kMTiles][2];
+#pragma unroll
+    for (int mt = 0; mt < Sdp::kMTiles; ++mt)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        row_lse[mt][half] = lse_log2[sdp_row0 + mt * kMmaM + half * 8 + lane / 4];
+        row_dsum[mt][half] = row_d[sdp_row0 + mt * kMmaM + half * 8 + lane / 4];
+      }
+
     // S = Q K^T, then P, kept in 16 bits (the dS below uses the rounded P, as the GEMMs do).
     PackedScores<T> packed_p;
     {
@@ -440,12 +450,11 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
       for (int mt = 0; mt < Sdp::kMTiles; ++mt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const float row_lse = lse_log2[sdp_row0 + mt * kMmaM + half * 8 + lane / 4];
 #pragma unroll
           for (int nt = 0; nt < Sdp::kNTiles; ++nt)
             packed_p[mt][nt][half] = pack_pair<Element>(
-                fast_exp2(fmaf(s[mt][nt][2 * half], T::kScaleLog2, -row_lse)),
-                fast_exp2(fmaf(s[mt][nt][2 * half + 1], T::kScaleLog2, -row_lse)));
+                fast_exp2(fmaf(s[mt][nt][2 * half], T::kScaleLog2, -row_lse[mt][half])),
+                fast_exp2(fmaf(s[mt][nt][2 * half + 1], T::kScaleLog2, -row_lse[mt][half])));
         }
     }
     store_scores<T>(shared_bytes + T::kPOffset, packed_p, sdp_row0, sdp_col0, lane);
@@ -461,7 +470,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
       for (int mt = 0; mt < Sdp::kMTiles; ++mt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const float d = row_d[sdp_row0 + mt * kMmaM + half * 8 + lane / 4];
+          const float d = row_dsum[mt][half];
 #pragma unroll
           for (int nt = 0; nt < Sdp::kNTiles; ++nt) {
             const float2 prob = unpack_pair<Element>(packed_p[mt][nt][half]);
