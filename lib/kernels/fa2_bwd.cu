@@ -39,7 +39,7 @@
 //          4x2 (32 x 32). Shared memory: K 16 + V 16 + Q 2x16 + dO 2x16 + P 32 + dS 32 + LSE/D 2 =
 //          162 KiB
 //   hd128: kBlockM 64, kBlockN 128; S/dP 2x4 (32 x 32), dK/dV 4x2 (32 x 64), dQ 2x4 (32 x 32 in
-//          2 column passes). Shared memory: K 32 + V 32 + Q 2x16 + dO 2x16 + P 16 + dS 16 + 1 =
+//          one pass). Shared memory: K 32 + V 32 + Q 2x16 + dO 2x16 + P 16 + dS 16 + 1 =
 //          161 KiB
 //   hd256: kBlockM 64, kBlockN 64; S/dP 4x2 (16 x 32), dK/dV 2x4 (32 x 64), dQ 2x4 (32 x 64 in
 //          4 column passes). Shared memory: K 32 + V 32 + Q 2x32 + dO 2x32 + P 8 + dS 8 + 1 =
@@ -48,7 +48,9 @@
 //   block: 128 per thread at hd128 and hd256 (64 at hd64), of 255 per thread at one block of 256
 //   threads per SM. What is left holds S and dP (P kept as packed 16-bit pairs while dP is
 //   computed) or a column pass of dQ; the passes and the packed P are what keep ptxas from
-//   spilling. hd256 halves kBlockN to keep the accumulators at 128. FA2 (sm80, over 144 KiB of
+//   spilling (hd128's one dQ pass leaves 4 bytes of spill, and measured 2.4% faster than two;
+//   hd256 in two passes instead of four measured 1.6% slower). hd256 halves kBlockN to keep the
+//   accumulators at 128. FA2 (sm80, over 144 KiB of
 //   shared memory) uses the same blocks: 128 x 128 at hd64, where 128 queries against the 64
 //   of the first draft cut the ldmatrix bytes per FLOP by a sixth (10-12% faster, NOTES.md);
 //   kBlockM does not change the dQ atomics per FLOP (M*d per M*N*d), kBlockN does.
@@ -558,7 +560,7 @@ struct TilesFor<64, Element> {
 };
 template <typename Element>
 struct TilesFor<128, Element> {
-  using Traits = BwdTraits<128, 2, 4, 2, 2, Element>;
+  using Traits = BwdTraits<128, 2, 4, 2, 1, Element>;
 };
 template <typename Element>
 struct TilesFor<256, Element> {
