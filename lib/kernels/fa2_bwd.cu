@@ -152,7 +152,7 @@ struct BwdParams {
   const float* lse_log2;  // workspace, [batch][heads_q][rows_padded]
   const float* d;
   float* dq_accum;
-  std::size_t dq_slot_floats;  // deterministic: slot stride (slot = key block); 0: atomics
+  std::size_t dq_slot_floats;  // deterministic: slot stride (slot = key block)
   int seqlen_q;
   int seqlen_k;
   int rows_padded;
@@ -339,7 +339,8 @@ __device__ __forceinline__ void store_scores(unsigned char* tile, const PackedSc
     }
 }
 
-template <class T>
+// Deterministic: dQ parts stored into key block n_block's slot instead of added atomically.
+template <class T, bool Deterministic>
 __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p) {
   using Element = typename T::Element;
   using Sdp = typename T::Sdp;
@@ -496,7 +497,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     // from it (one 64-bit address a block, each reduction [address + immediate]).
     float* const lane_accum =
         p.dq_accum + (std::int64_t(batch) * p.heads_q + head) * p.rows_padded * T::kHeadDim +
-        std::size_t(n_block) * p.dq_slot_floats +
+        (Deterministic ? std::size_t(n_block) * p.dq_slot_floats : 0) +
         std::int64_t(m0 + dq_row0 + lane / 4) * T::kHeadDim + dq_col0 + 2 * (lane % 4);
 #pragma unroll
     for (int pass = 0; pass < T::kDqPasses; ++pass) {
@@ -514,7 +515,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
             float2* target = reinterpret_cast<float2*>(
                 lane_accum + (mt * kMmaM + half * 8) * T::kHeadDim + (pass * kNTiles + nt) * kMmaN);
             const float2 value = make_float2(dq[mt][nt][2 * half], dq[mt][nt][2 * half + 1]);
-            if (p.dq_slot_floats != 0) {
+            if constexpr (Deterministic) {
               *target = value;
             } else {
 #if __CUDA_ARCH__ >= 900
@@ -591,12 +592,20 @@ bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic) {
   return bwd::workspace_layout(shape, deterministic ? key_blocks(shape) : 1);
 }
 
+// Raises kernel<T, Deterministic>'s shared-memory limit once; its result thereafter.
+template <class T, bool Deterministic>
+cudaError_t raise_shared_limit() {
+  static const cudaError_t result = cudaFuncSetAttribute(
+      fa2_bwd_kernel<T, Deterministic>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      T::kSharedBytes);
+  return result;
+}
+
 template <class T>
 Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                    const bwd::WorkspaceLayout& layout, bool deterministic, Stream stream) {
-  const auto kernel = fa2_bwd_kernel<T>;
-  static const cudaError_t opt_in =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
+  const cudaError_t opt_in =
+      deterministic ? raise_shared_limit<T, true>() : raise_shared_limit<T, false>();
   if (Status status = cuda_status(opt_in, "fa2_bwd: raising the shared-memory limit"); !status)
     return status;
   const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
@@ -610,7 +619,7 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .lse_log2 = arrays.lse_log2,
                          .d = arrays.d,
                          .dq_accum = arrays.dq_accum,
-                         .dq_slot_floats = deterministic ? layout.dq_slot_floats : 0,
+                         .dq_slot_floats = layout.dq_slot_floats,
                          .seqlen_q = int(shape.seqlen_q),
                          .seqlen_k = int(shape.seqlen_k),
                          .rows_padded = int(layout.rows_padded),
@@ -620,7 +629,10 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .causal = shape.causal,
                          .scale = float(scale)};
   const dim3 grid(unsigned(key_blocks(shape)), unsigned(shape.heads_kv), unsigned(shape.batch));
-  kernel<<<grid, kThreads, T::kSharedBytes, stream>>>(params);
+  if (deterministic)
+    fa2_bwd_kernel<T, true><<<grid, kThreads, T::kSharedBytes, stream>>>(params);
+  else
+    fa2_bwd_kernel<T, false><<<grid, kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa2_bwd: kernel launch");
 }
 
