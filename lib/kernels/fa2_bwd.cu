@@ -47,12 +47,12 @@
 //   Why: dK and dV are 2 * kBlockN * d float32 accumulators held in registers for the whole
 //   block: 128 per thread at hd128 and hd256 (64 at hd64), of 255 per thread at one block of 256
 //   threads per SM. What is left holds S and dP (P kept as packed 16-bit pairs while dP is
-//   computed) or a column pass of dQ; the passes and the packed P are what keep ptxas from
-//   spilling (hd128's one dQ pass leaves 4 bytes of spill, and measured 2.4% faster than two;
-//   hd256 in two passes instead of four measured 1.6% slower). hd256 halves kBlockN to keep the
-//   accumulators at 128. FA2 (sm80, over 144 KiB of
-//   shared memory) uses the same blocks: 128 x 128 at hd64, where 128 queries against the 64
-//   of the first draft cut the ldmatrix bytes per FLOP by a sixth (10-12% faster, NOTES.md);
+//   computed) or a column pass of dQ; the passes and the packed P keep spills small (ptxas: none
+//   at hd64, 0-8 bytes at hd128, 32-48 at hd256; each layout measured faster than the spill-free
+//   one it replaced: hd128's one dQ pass 2.4% against two, NOTES.md). hd256 halves kBlockN to
+//   keep the accumulators at 128. FA2 (sm80, over 144 KiB of shared memory) uses the same
+//   blocks: 128 x 128 at hd64, where 128 queries against the 64 of the first draft cut the
+//   ldmatrix bytes per FLOP by a sixth (10-12% faster, NOTES.md);
 //   kBlockM does not change the dQ atomics per FLOP (M*d per M*N*d), kBlockN does.
 //   Double-buffered Q and dO use what shared memory the fixed tiles leave.
 // Shared-memory rows are 16-byte chunks XOR-swizzled by (row % 8), as in fa2.cu.
