@@ -153,7 +153,8 @@ inline constexpr double kHopperSoftmaxChangeExposure = 0.6;
 // per GEMM (lib/kernels/fa2_bwd.cu): each operand byte is read by every warp of the grid's other
 // dimension, and dS once more per dQ column pass. Counted from our kernel's 64-query tiles: 2.32 /
 // 2.16 times the bytes of backward_smem_bytes (tile_cycles.cpp) at hd 128 / 256 (and 2.08 at hd64
-// on the 64 x 128 tile it had before commit 0f81846, to which this value was fitted too).
+// on the 64 x 128 tile it had before commit 0f81846, to which this value was fitted too). hd128's
+// dQ runs in one pass since 2026-11-27 (2.11 counted); not refitted yet (NOTES_BWD_FIT.md).
 inline constexpr double kFa2BackwardWarpGridRereads = 2.2;
 // hd64 runs on 128 x 128 tiles instead (S/dP warps 4 x 2, PyTorch's flash backward's hd64 tile),
 // whose backward_smem_bytes are 21 per score against the 64-query tile's 24: counted, its grids
