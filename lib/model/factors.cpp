@@ -20,6 +20,8 @@ constexpr std::string_view kRecordHopperBackwardFit =
 // these factors in reports that show no reference runs.
 constexpr std::string_view kOurBwdRun =
     "our backward kernels on H200, FA3-paper sweep of 2026-11-23 (lib/model/NOTES_BWD_FIT.md)";
+constexpr std::string_view kOurFa2BwdRun =
+    "our fa2_bwd on H200, FA3-paper sweep of 2026-11-27 (lib/model/NOTES_BWD_FIT.md)";
 constexpr std::string_view kOverlapMeaning =
     "share of the smaller of the tensor and softmax streams hidden behind the larger";
 
@@ -65,7 +67,8 @@ constexpr ReportedText kReported[] = {
     {Reported::fa2_backward_rereads, "fa2_backward_rereads",
      "times FA2's backward warp grids read each shared operand byte", ""},
     {Reported::fa2_backward_ldmatrix_share, "fa2_backward_ldmatrix_share",
-     "share of the shared-memory port FA2's backward ldmatrix reads sustain (Hopper)", kOurBwdRun},
+     "share of the shared-memory port FA2's backward ldmatrix reads sustain (Hopper)",
+     kOurFa2BwdRun},
     {Reported::key_block_io_exposure, "key_block_io_exposure",
      "a key block's K, V loads and dK, dV stores: multiple of their time at the SM's HBM share",
      kOurBwdRun},
@@ -83,8 +86,9 @@ constexpr ReportedText kReported[] = {
     {Reported::lab_fa3_staged_step_wait_cycles, "lab_fa3_staged_step_wait_cycles",
      "cycles per query block lost at fa3_bwd's wgmma waits and dS barrier, dQ staged for TMA",
      "fa3_bwd on H200, FA3-paper sweep of 2026-11-26 (lib/model/NOTES_BWD_FIT.md)"},
-    {Reported::fa2_slot_store_exposure, "fa2_slot_store_exposure",
-     "share of the dQ slot stores' HBM time exposed in fa2_bwd_deterministic", kOurBwdRun},
+    {Reported::fa2_dq_reduction_rate, "fa2_dq_reduction_rate",
+     "bytes per cycle per SM of fa2_bwd's float32 dQ reductions, added to the tile (Hopper)",
+     kOurFa2BwdRun},
     {Reported::overlap_persistent_backward, "overlap", kOverlapMeaning,
      "the published record's \"fit\" backward figures (cuDNN and FA4, Hopper and Blackwell)"},
     {Reported::mma_sync_share_blackwell, "mma_sync_share",
@@ -229,7 +233,8 @@ const Constant kConstants[] = {
     {"kFa2BackwardLdmatrixShare", kFa2BackwardLdmatrixShare, "fitted",
      name_of(Reported::fa2_backward_ldmatrix_share),
      "share of the shared-memory port FA2's backward ldmatrix reads sustain, which bounds its "
-     "tile on Hopper; fitted to our fa2_bwd on the lab's H200 at seqlen 4k-16k"},
+     "tile on Hopper; fitted with kFa2DqReductionBytesPerCycle to our fa2_bwd on the lab's H200, "
+     "FA3-paper sweep of 2026-11-27"},
     {"kBackwardKeyBlockIoExposure", kBackwardKeyBlockIoExposure, "fitted",
      name_of(Reported::key_block_io_exposure),
      "a key block's K, V loads and dK, dV stores, not overlapped with its query loop in our "
@@ -269,10 +274,11 @@ const Constant kConstants[] = {
      "cycles per float32 dQ element of fa3_bwd's dQ chunks after a warpgroup's first (hd256), "
      "issued, waited for and added with nothing in flight; fitted to fa3_bwd at hd256 on the "
      "lab's H200"},
-    {"kFa2DeterministicSlotStoreExposure", kFa2DeterministicSlotStoreExposure, "fitted",
-     name_of(Reported::fa2_slot_store_exposure),
-     "share of the HBM time of fa2_bwd_deterministic's dQ slot stores exposed beside its main "
-     "kernel; fitted to it on the lab's H200 at seqlen 4k-16k"},
+    {"kFa2DqReductionBytesPerCycle", kFa2DqReductionBytesPerCycle, "fitted",
+     name_of(Reported::fa2_dq_reduction_rate),
+     "bytes per cycle per SM at which fa2_bwd's float32 dQ reductions leave a tile, their time "
+     "added to the tile's (none for fa2_bwd_deterministic's plain slot stores); Hopper; fitted "
+     "to our fa2_bwd on the lab's H200, FA3-paper sweep of 2026-11-27"},
     {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
      name_of(Reported::launch_overhead_s),
      "host launch to kernel start, per launch; the harness measures it"},

@@ -293,8 +293,7 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
   SideLaunches side{preprocessing + dq_accumulator + dq_accumulator + conversion_write, 2};
   if (o.deterministic && o.algorithm == Algorithm::fa2) {
     const double slots = kLseBytes * p.tiles * p.tile.m * double(s.headdim);
-    side.bytes = preprocessing + (1 + factors::kFa2DeterministicSlotStoreExposure) * slots +
-                 conversion_write;
+    side.bytes = preprocessing + slots + conversion_write;  // the stores hide in the main kernel
   }
   side.launches += lab_fa3_backward_passes(s, o) - 1;
   return side;
@@ -368,7 +367,13 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
   p.tile_time_cycles = times.tile;
   double io_exposure = 1;  // of each CTA's own loads and stores at the SM's share of HBM
   if (hopper_backward) {
-    p.tile_time_cycles = std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare);
+    // The port-bound loop, then the tile's dQ reductions (none in the deterministic variant).
+    const double reduction_cycles =
+        o.deterministic ? 0.0
+                        : kLseBytes * p.tile.m * double(s.headdim) /
+                              factors::kFa2DqReductionBytesPerCycle;
+    p.tile_time_cycles =
+        std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare) + reduction_cycles;
     io_exposure = factors::kBackwardKeyBlockIoExposure;
     for (auto [factor, value] : {std::pair{factors::Reported::fa2_backward_rereads,
                                            factors::fa2_backward_rereads(s.headdim)},
@@ -376,9 +381,9 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
                                            factors::kFa2BackwardLdmatrixShare},
                                  std::pair{factors::Reported::key_block_io_exposure, io_exposure}})
       p.factors.push_back(factors::reported(factor, value));
-    if (o.deterministic)
-      p.factors.push_back(factors::reported(factors::Reported::fa2_slot_store_exposure,
-                                            factors::kFa2DeterministicSlotStoreExposure));
+    if (!o.deterministic)
+      p.factors.push_back(factors::reported(factors::Reported::fa2_dq_reduction_rate,
+                                            factors::kFa2DqReductionBytesPerCycle));
   }
   p.factors.push_back(factors::reported(
       p.pass == Pass::fwd ? factors::Reported::overlap_fa2_forward : factors::Reported::overlap,

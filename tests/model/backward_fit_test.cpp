@@ -1,22 +1,19 @@
 // The model's Hopper backward against our own backward kernels, each predicted as bench predicts
 // it (lib/orchestration/kernel_models.cpp). Fit set: the lent H200's backward runs over the
 // FA3-paper sweep (hd 64/128/256, seqlen 512..16k, both masks, 16k tokens, hidden 2048, bf16):
-// fa2_bwd and fa2_bwd_deterministic from data/runs/2026-11-23-h200-bwd.db (hd64, on the 128 x 128
-// tile since commit 0f81846, from data/runs/2026-11-26-h200-fa2-hd64.db); fa3_bwd_atomics at
-// hd128 (dQ by atomics) from data/runs/2026-11-23-h200-bwd-2.db; fa3_bwd at hd128 (dQ by TMA
-// reduce-adds, since commit 01e0277) from data/runs/2026-11-26-h200-bwd.db; fa3_bwd at hd256
-// (its dV pass on two ring stages since commit e494b05, its last causal section since 531cecb)
-// from data/runs/2026-11-26-h200-bwd-hd256.db; copied below, every figure within 10%. Held out:
-// fa3_bwd at hd64 in data/runs/2026-11-26-h200-bwd-2.db, the Llama-3 GQA shapes of
-// data/sweeps/llama3.json (fa2_bwd from the fit set's session; fa3_bwd from a later call
-// of 2026-11-26), the lent H100's fa2_bwd runs (data/measurements/kernels/
-// 2026-11-23-h100-fa2-bwd-run{1,2}.csv) and the later days' runs shipped in data/runs, each
-// kernel's worst error within the bound the model reaches. fa3_bwd's figures from before commit
-// 01e0277 (its dQ then left by one bulk add per row), and at hd256 from before commit e494b05
-// (both passes on one ring stage), and fa2_bwd's and fa2_bwd_deterministic's at hd64 from before
-// commit 0f81846 (64-query tiles, 128 x 128 since; the fit set's hd64 rows are of the new tile,
-// data/runs/2026-11-26-h200-fa2-hd64.db), are of kernels that no longer exist and are not
-// checked.
+// fa2_bwd from data/runs/2026-11-27-h200-fa2-bwd.db (its loop after commits 66c5343..1a87c64);
+// fa3_bwd_atomics at hd128 (dQ by atomics) from data/runs/2026-11-23-h200-bwd-2.db; fa3_bwd at
+// hd128 (dQ by TMA reduce-adds, since commit 01e0277) from data/runs/2026-11-26-h200-bwd.db;
+// fa3_bwd at hd256 (its dV pass on two ring stages since commit e494b05, its last causal section
+// since 531cecb) from data/runs/2026-11-26-h200-bwd-hd256.db; copied below, every figure within
+// 10%. Held out: fa2_bwd_deterministic of fa2_bwd's loop (a later lease), fa3_bwd at hd64 in
+// data/runs/2026-11-26-h200-bwd-2.db, the Llama-3 GQA shapes of data/sweeps/llama3.json (fa3_bwd
+// from a later call of 2026-11-26) and the later days' runs shipped in data/runs, each kernel's
+// worst error within the bound the model reaches. Figures of kernels since replaced are not
+// checked: fa3_bwd's from before commit 01e0277 (its dQ then left by one bulk add per row), at
+// hd256 from before commit e494b05 (both passes on one ring stage), and fa2_bwd's and
+// fa2_bwd_deterministic's from before 2026-11-27 (their loop since changed; the Llama-3 shapes and
+// the lent H100's runs of fa2_bwd among them: to be measured again).
 // lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
@@ -24,13 +21,10 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "gpu_models.hpp"
 #include "model/factors.hpp"
@@ -51,24 +45,18 @@ struct SweepRow {
   std::array<double, 6> tflops;  // at kSeqlens
 };
 
-// TFLOP/s (backward FLOPs, 2.5 x forward, causal counted halved). fa2_bwd and
-// fa2_bwd_deterministic from v_measurements of data/runs/2026-11-23-h200-bwd.db (runs 1 and 2 of
-// that file), at hd64 from data/runs/2026-11-26-h200-fa2-hd64.db ("hd64 db"); fa3_bwd_atomics at
-// hd128 from data/runs/2026-11-23-h200-bwd-2.db (run 4); fa3_bwd at hd128 from
+// TFLOP/s (backward FLOPs, 2.5 x forward, causal counted halved). fa2_bwd from v_measurements of
+// data/runs/2026-11-27-h200-fa2-bwd.db; fa3_bwd_atomics at hd128 from
+// data/runs/2026-11-23-h200-bwd-2.db (run 4); fa3_bwd at hd128 from
 // data/runs/2026-11-26-h200-bwd.db (run 2), at hd256 from data/runs/2026-11-26-h200-bwd-hd256.db.
 constexpr SweepRow kH200Fit[] = {
-    {"fa2_bwd", 64, false, {187.6, 214.8, 231.3, 240.5, 245.4, 250.0}},   // hd64 db
-    {"fa2_bwd", 64, true, {129.6, 170.6, 202.4, 223.9, 237.3, 249.6}},    // hd64 db
-    {"fa2_bwd", 128, false, {199.3, 233.9, 255.5, 268.2, 272.7, 278.0}},  // runs 1, 2 (s16k)
-    {"fa2_bwd", 128, true, {137.5, 181.9, 217.6, 242.0, 258.6, 278.1}},   // runs 1, 2 (s16k)
-    {"fa2_bwd", 256, false, {165.5, 187.5, 201.0, 208.4, 212.0, 212.4}},  // run 2
-    {"fa2_bwd", 256, true, {122.8, 154.3, 177.7, 194.1, 212.1, 215.9}},   // run 2
-    {"fa2_bwd_deterministic", 64, false, {154.1, 167.5, 175.0, 179.5, 182.0, 184.7}},   // hd64 db
-    {"fa2_bwd_deterministic", 64, true, {111.4, 138.4, 157.3, 169.2, 176.4, 185.2}},    // hd64 db
-    {"fa2_bwd_deterministic", 128, false, {168.9, 186.9, 197.5, 203.4, 206.2, 207.3}},  // 1, 2
-    {"fa2_bwd_deterministic", 128, true, {122.6, 152.2, 173.4, 186.8, 196.1, 209.1}},   // 1, 2
-    {"fa2_bwd_deterministic", 256, false, {121.8, 131.0, 136.5, 139.6, 141.2, 141.2}},  // run 2
-    {"fa2_bwd_deterministic", 256, true, {97.6, 114.1, 124.7, 131.9, 141.1, 142.8}},    // run 2
+    // data/runs/2026-11-27-h200-fa2-bwd.db:
+    {"fa2_bwd", 64, false, {197.9, 228.1, 246.5, 256.8, 262.6, 265.3}},
+    {"fa2_bwd", 64, true, {133.9, 178.3, 213.8, 239.4, 255.1, 266.6}},
+    {"fa2_bwd", 128, false, {206.9, 242.0, 265.1, 278.1, 285.1, 288.8}},
+    {"fa2_bwd", 128, true, {140.9, 187.3, 224.9, 250.8, 268.3, 290.1}},
+    {"fa2_bwd", 256, false, {170.7, 195.5, 210.6, 219.1, 223.6, 225.7}},
+    {"fa2_bwd", 256, true, {126.5, 160.8, 186.4, 204.0, 223.3, 229.4}},
     // data/runs/2026-11-26-h200-bwd.db:
     {"fa3_bwd", 128, false, {358.7, 459.1, 531.7, 578.2, 572.4, 558.3}},
     {"fa3_bwd", 128, true, {222.2, 335.6, 442.6, 525.4, 579.8, 546.5}},
@@ -97,118 +85,34 @@ double error_percent(const hw::Spec& gpu, const std::string& kernel, const AttnS
 
 TEST(BackwardFit, EveryH200FigureOfOurBackwardKernelsWithinTenPercent) {
   const hw::Spec& h200 = testing::gpu("h200");
-  std::map<std::string, double> worst;
+  std::map<std::string, std::pair<double, double>> range;  // lowest and highest error per kernel
   for (const SweepRow& row : kH200Fit)
     for (std::size_t i = 0; i < kSeqlens.size(); ++i) {
       const AttnShape shape = tokens_16k(row.headdim, kSeqlens[i], row.causal);
       const double e = error_percent(h200, row.kernel, shape, row.tflops[i]);
       EXPECT_LE(std::abs(e), kFitBoundPercent) << row.kernel << " " << describe(shape);
-      worst[row.kernel] = std::max(worst[row.kernel], std::abs(e));
+      auto [it, first] = range.try_emplace(row.kernel, e, e);
+      it->second = {std::min(it->second.first, e), std::max(it->second.second, e)};
     }
-  for (const auto& [kernel, e] : worst)
-    std::printf("fit  %-22s worst %5.1f%%\n", kernel.c_str(), e);
-}
-
-// fa2_bwd's and fa2_bwd_deterministic's hd64 figures from before commit 0f81846: of the 64-query
-// tile since replaced (see the top).
-bool retired_fa2_tile(const std::string& kernel, std::int64_t headdim) {
-  return (kernel == "fa2_bwd" || kernel == "fa2_bwd_deterministic") && headdim == 64;
-}
-
-struct HeldOut {
-  std::string kernel;
-  AttnShape shape;
-  double tflops = 0;
-};
-
-// Splits one CSV line (no quoted fields in these files).
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  for (std::string f; std::getline(in, f, ',');) out.push_back(f);
-  return out;
-}
-
-std::ifstream open_data(const std::string& path) {
-  std::ifstream in(std::string(FA4_SOURCE_DIR) + "/" + path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  return in;
-}
-
-// kernel_timing's CSV (kernel, shape "b4 h16 s4096 d128 bf16[ causal]", causal, seqlen, median_ms,
-// min_ms, max_ms, tflops, check).
-std::vector<HeldOut> read_kernel_timing(const std::string& path) {
-  std::ifstream in = open_data(path);
-  std::vector<HeldOut> out;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    const auto f = fields(line);
-    long long b = 0, h = 0, s = 0, d = 0;
-    if (f.size() != 9 || std::sscanf(f[1].c_str(), "b%lld h%lld s%lld d%lld", &b, &h, &s, &d) != 4)
-      throw std::runtime_error(path + ": unreadable row: " + line);
-    out.push_back({f[0], testing::square(b, h, s, d, f[2] == "1"), std::stod(f[7])});
-  }
-  return out;
-}
-
-// Worst |error| per kernel on the held-out H100 figures: the bound reached (rounded up), so that
-// a later change cannot make it worse unnoticed. (The fa3_bwd figures of that day,
-// data/measurements/kernels/2026-11-23-h100-fa3-bwd-notes.csv, are of loops since replaced.)
-const std::map<std::string, double> kHeldOutBounds = {
-    {"fa2_bwd", 6},
-    {"fa2_bwd_deterministic", 4},
-};
-
-TEST(BackwardFit, HeldOutH100FiguresOfOurBackwardKernelsWithinTheirBounds) {
-  const hw::Spec& h100 = testing::gpu("h100-sxm");
-  std::vector<HeldOut> figures;
-  for (const char* file : {"data/measurements/kernels/2026-11-23-h100-fa2-bwd-run1.csv",
-                           "data/measurements/kernels/2026-11-23-h100-fa2-bwd-run2.csv"})
-    for (HeldOut& f : read_kernel_timing(file))
-      if (!retired_fa2_tile(f.kernel, f.shape.headdim)) figures.push_back(std::move(f));
-  std::map<std::string, double> worst;
-  std::map<std::string, int> count;
-  for (const HeldOut& f : figures) {
-    const auto bound = kHeldOutBounds.find(f.kernel);
-    if (bound == kHeldOutBounds.end()) continue;  // the peers (NOTES_BWD_FIT.md), run 1's atomics
-    const double e = error_percent(h100, f.kernel, f.shape, f.tflops);
-    EXPECT_LE(std::abs(e), bound->second) << f.kernel << " " << describe(f.shape);
-    worst[f.kernel] = std::max(worst[f.kernel], std::abs(e));
-    ++count[f.kernel];
-  }
-  EXPECT_EQ(count.size(), kHeldOutBounds.size());
-  for (const auto& [kernel, e] : worst)
-    std::printf("held out  %-22s %2d figures, worst %5.1f%%\n", kernel.c_str(), count[kernel], e);
+  for (const auto& [kernel, r] : range)
+    std::printf("fit  %-22s %+5.1f%% to %+5.1f%%\n", kernel.c_str(), r.first, r.second);
 }
 
 // Held out, later days: each `bench --pass bwd` run shipped in data/runs after the fit set's,
 // read from its database, the model's worst |error| per kernel within the bound reached (rounded
-// up). fa3_bwd's figures from before commit 01e0277 are not checked (see the top).
+// up). Figures of kernels since replaced are not checked (see the top).
 struct LaterRun {
   const char* database;  // in data/runs
   const char* gpu;       // the hardware model bench matched to the device
   std::map<std::string, double> bounds;
   std::map<std::string, int> figures;  // per kernel
   std::int64_t retired_headdim = 0;    // fa3_bwd's figures at this head dim: a kernel since changed
-  bool before_fa2_hd64_tile = false;   // fa2's hd64 figures of the tile before commit 0f81846
 };
 const LaterRun kLaterRuns[] = {
-    // The lent H100 over data/sweeps/bwd-h128.json, 2026-11-24: fa2_bwd within 5.1%.
-    {"2026-11-24-h100.db", "h100-sxm", {{"fa2_bwd", 5.5}}, {{"fa2_bwd", 10}}},
-    // The lent H200 of 2026-11-26 over the Llama-3 GQA shapes (data/sweeps/llama3.json): fa2_bwd
-    // within 6.4%.
-    {"2026-11-26-h200-llama3.db", "h200", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 11}}},
     // The lent H200 over the FA3-paper sweep after commit 01e0277, 2026-11-26: fa3_bwd at hd128
     // is the fit set above (within 6.5%); hd64, held out, from +3.2% to +11.7% (s512 causal);
-    // hd256 not checked (both passes then on one ring stage). fa2_bwd (hd128, hd256) from -3.2%
-    // to +6.2%.
-    {"2026-11-26-h200-bwd.db",
-     "h200",
-     {{"fa3_bwd", 12}, {"fa2_bwd", 6.5}},
-     {{"fa3_bwd", 24}, {"fa2_bwd", 24}},
-     256,
-     true},
+    // hd256 not checked (both passes then on one ring stage).
+    {"2026-11-26-h200-bwd.db", "h200", {{"fa3_bwd", 12}}, {{"fa3_bwd", 24}}, 256},
     // The same machine, a later call, over the Llama-3 GQA shapes: fa3_bwd within 8.1% except
     // two shapes: 16 x 64/8 x 1024 at +21.0% (a group of 8 walked at s1024, 321 TFLOP/s measured
     // against 351 at 32/8) and one query row per head (64 x 32/8, seqlen_q 1, seqlen_k 8192) at
@@ -229,37 +133,18 @@ const LaterRun kLaterRuns[] = {
     // The lent H200 over the FA3-paper sweep after commit e494b05, 2026-11-26 (later that day):
     // fa3_bwd at hd256 (the fit set until commit 531cecb, whose last causal section made causal
     // s512-4096 2-7% faster; held out since) -5.9% to +6.0%; hd64 +2.4% to +11.3% (s512 causal);
-    // hd128 -7.1% to +6.8%. fa2_bwd (hd128, hd256) -2.9% to +5.4%.
-    {"2026-11-26-h200-bwd-2.db",
-     "h200",
-     {{"fa3_bwd", 11.5}, {"fa2_bwd", 5.5}},
-     {{"fa3_bwd", 36}, {"fa2_bwd", 24}},
-     0,
-     true},
+    // hd128 -7.1% to +6.8%.
+    {"2026-11-26-h200-bwd-2.db", "h200", {{"fa3_bwd", 11.5}}, {{"fa3_bwd", 36}}},
     // The lent H100, the same afternoon, over the FA3-paper sweep (fa3_bwd of commit e494b05, all
     // held out): hd64 -2.5% to +7.9%, hd128 -8.7% to +3.7%, hd256 -6.9% to +6.6%.
     {"2026-11-26-h100-bwd.db", "h100-sxm", {{"fa3_bwd", 9}}, {{"fa3_bwd", 36}}},
     // The lent H100, the evening of 2026-11-26: fa3_bwd at hd256 after commit 531cecb (the last
     // causal section) over the FA3-paper sweep: -7.0% to +3.0%.
     {"2026-11-26-h100-bwd-hd256.db", "h100-sxm", {{"fa3_bwd", 7.5}}, {{"fa3_bwd", 12}}},
-    // The lent H100, the evening of 2026-11-26: fa2_bwd and fa2_bwd_deterministic on the hd64
-    // tile of commit 0f81846 over the FA3-paper sweep at hd64 (the fit set's H200 hd64 figures are
-    // of the same tile): fa2_bwd -5.5% to -2.0%, fa2_bwd_deterministic -2.7% to +1.2%.
-    {"2026-11-26-h100-fa2-hd64.db",
-     "h100-sxm",
-     {{"fa2_bwd", 6}, {"fa2_bwd_deterministic", 3}},
-     {{"fa2_bwd", 12}, {"fa2_bwd_deterministic", 12}}},
-    // The lent H200, 2026-11-27: fa2_bwd after its loop changes (commits 66c5343 to 1a87c64: the
-    // exp step, the dQ lane pointer, LSE and D read ahead, hd128's one dQ pass, deterministic as a
-    // template flag) over the FA3-paper sweep, 3-10% faster than the fit set's kernel: the model
-    // from -9.3% (hd64 s16384 causal) to +1.8%.
-    {"2026-11-27-h200-fa2-bwd.db", "h200", {{"fa2_bwd", 9.5}}, {{"fa2_bwd", 36}}},
-    // The same day, a later lease: fa2_bwd_deterministic of the same loop (deterministic a
-    // template flag since 1a87c64) over the FA3-paper sweep, 1.24-1.33x faster than the fit set's
-    // kernel and 0.95-1.22x fa2_bwd's time: the model from -25.6% to -11.2%, a known miss (it
-    // charges the slots' traffic on top of fa2_bwd's time, while the plain slot stores spare the
-    // main kernel the cost of fa2_bwd's dQ reductions; lib/model/NOTES_BWD_FIT.md).
-    {"2026-11-27-h200-fa2-bwd-deterministic.db", "h200", {{"fa2_bwd_deterministic", 26}},
+    // The lent H200, 2026-11-27, a later lease than the fit set's fa2_bwd: fa2_bwd_deterministic
+    // of the same loop (deterministic a template flag since 1a87c64), whose plain slot stores the
+    // model takes as hidden and which no term is fitted to.
+    {"2026-11-27-h200-fa2-bwd-deterministic.db", "h200", {{"fa2_bwd_deterministic", 5.5}},
      {{"fa2_bwd_deterministic", 36}}},
 };
 
@@ -276,7 +161,6 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
       const auto bound = run.bounds.find(row.kernel);
       if (!row.ok() || !row.ours() || row.pass != Pass::bwd || bound == run.bounds.end()) continue;
       if (row.kernel == "fa3_bwd" && row.shape.headdim == run.retired_headdim) continue;
-      if (run.before_fa2_hd64_tile && retired_fa2_tile(row.kernel, row.shape.headdim)) continue;
       const double e = error_percent(gpu, row.kernel, row.shape, row.tflops);
       EXPECT_LE(std::abs(e), bound->second)
           << run.database << ": " << row.kernel << " " << describe(row.shape);
@@ -286,36 +170,6 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
     }
     EXPECT_EQ(count, run.figures) << run.database;
   }
-}
-
-// Held out: the Llama-3 GQA shapes of data/sweeps/llama3.json (hd128, causal, bf16), measured in
-// the same session as the fit set (data/runs/2026-11-23-h200-bwd-2.db, runs 3 and 5) and never
-// fitted to: fa2_bwd, with its group's query heads in one CTA. (fa3_bwd's figures of that run
-// are of a loop and a schedule since replaced; its Llama-3 check is a later run, above.)
-struct Llama3Row {
-  std::int64_t batch, heads_q, seqlen;
-  double fa2_bwd;  // TFLOP/s
-};
-constexpr Llama3Row kLlama3[] = {
-    {16, 32, 1024, 187.4}, {4, 32, 4096, 232.7},   {2, 32, 8192, 248.9}, {1, 32, 32768, 286.1},
-    {16, 64, 1024, 190.9}, {4, 64, 4096, 234.1},   {2, 64, 8192, 249.6}, {1, 64, 32768, 272.8},
-    {4, 128, 4096, 232.9}, {1, 128, 16384, 264.2},
-};
-constexpr std::int64_t kLlama3KvHeads = 8;
-constexpr double kLlama3Fa2BoundPercent = 6.5;  // the bound reached (6.4%), rounded up
-
-TEST(BackwardFit, HeldOutLlama3GqaShapesWithinTheirBounds) {
-  const hw::Spec& h200 = testing::gpu("h200");
-  double worst = 0;
-  for (const Llama3Row& row : kLlama3) {
-    AttnShape shape = testing::square(row.batch, row.heads_q, row.seqlen, 128, true);
-    shape.heads_kv = kLlama3KvHeads;
-    const double e = error_percent(h200, "fa2_bwd", shape, row.fa2_bwd);
-    EXPECT_LE(std::abs(e), kLlama3Fa2BoundPercent) << describe(shape);
-    std::printf("llama3 fa2_bwd %+6.1f%% %s\n", e, describe(shape).c_str());
-    worst = std::max(worst, std::abs(e));
-  }
-  std::printf("held out (Llama-3)  fa2_bwd worst %5.1f%%\n", worst);
 }
 
 // The schedule's terms where they can be read off alone: fa3_bwd's two passes at hd256 do six
