@@ -224,8 +224,8 @@ const Constant kConstants[] = {
      "CTA after the fluid bound (list scheduling)"},
     {"kFa2BackwardWarpGridRereads", kFa2BackwardWarpGridRereads, "counted",
      name_of(Reported::fa2_backward_rereads),
-     "times our fa2_bwd's 64-query tiles' warp grids read each shared operand byte (2.32 / 2.16 "
-     "at hd 128 / 256); Hopper"},
+     "times our fa2_bwd's 64-query tiles' warp grids read each shared operand byte (counted 2.11 "
+     "/ 2.16 at hd 128 / 256; 2.32 at hd128 before its one-pass dQ); Hopper"},
     {"kFa2BackwardHd64TileRereads", kFa2BackwardHd64TileRereads, "fitted",
      name_of(Reported::fa2_backward_rereads),
      "the same on fa2_bwd's 128 x 128 hd64 tile (counted 1.9); fitted to our fa2_bwd and "
