@@ -47,8 +47,8 @@
 //   Why: dK and dV are 2 * kBlockN * d float32 accumulators held in registers for the whole
 //   block: 128 per thread at hd128 and hd256 (64 at hd64), of 255 per thread at one block of 256
 //   threads per SM. What is left holds S and dP (P kept as packed 16-bit pairs while dP is
-//   computed) or a column pass of dQ; the passes and the packed P keep spills small (ptxas: none
-//   at hd64, 0-8 bytes at hd128, 32-48 at hd256; each layout measured faster than the spill-free
+//   computed) or a column pass of dQ; the passes and the packed P keep spills small (ptxas: 0-4
+//   bytes at hd64, 0-8 at hd128, 32-48 at hd256; each layout measured faster than the spill-free
 //   one it replaced: hd128's one dQ pass 2.4% against two, NOTES.md). hd256 halves kBlockN to
 //   keep the accumulators at 128. FA2 (sm80, over 144 KiB of shared memory) uses the same
 //   blocks: 128 x 128 at hd64, where 128 queries against the 64 of the first draft cut the
@@ -592,22 +592,21 @@ bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic) {
   return bwd::workspace_layout(shape, deterministic ? key_blocks(shape) : 1);
 }
 
-// Raises kernel<T, Deterministic>'s shared-memory limit once; its result thereafter.
+// Launches fa2_bwd_kernel<T, Deterministic>, its shared-memory limit raised on the first call.
 template <class T, bool Deterministic>
-cudaError_t raise_shared_limit() {
-  static const cudaError_t result = cudaFuncSetAttribute(
-      fa2_bwd_kernel<T, Deterministic>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-      T::kSharedBytes);
-  return result;
+Status launch_kernel(const dim3 grid, const BwdParams& params, Stream stream) {
+  const auto kernel = fa2_bwd_kernel<T, Deterministic>;
+  static const cudaError_t opt_in =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
+  if (Status status = cuda_status(opt_in, "fa2_bwd: raising the shared-memory limit"); !status)
+    return status;
+  kernel<<<grid, kThreads, T::kSharedBytes, stream>>>(params);
+  return cuda_status(cudaGetLastError(), "fa2_bwd: kernel launch");
 }
 
 template <class T>
 Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                    const bwd::WorkspaceLayout& layout, bool deterministic, Stream stream) {
-  const cudaError_t opt_in =
-      deterministic ? raise_shared_limit<T, true>() : raise_shared_limit<T, false>();
-  if (Status status = cuda_status(opt_in, "fa2_bwd: raising the shared-memory limit"); !status)
-    return status;
   const bwd::WorkspaceArrays arrays = bwd::workspace_arrays(layout, buffers.workspace);
   const double scale = 1.0 / std::sqrt(double(shape.headdim));
   const BwdParams params{.q = buffers.q,
@@ -629,11 +628,8 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .causal = shape.causal,
                          .scale = float(scale)};
   const dim3 grid(unsigned(key_blocks(shape)), unsigned(shape.heads_kv), unsigned(shape.batch));
-  if (deterministic)
-    fa2_bwd_kernel<T, true><<<grid, kThreads, T::kSharedBytes, stream>>>(params);
-  else
-    fa2_bwd_kernel<T, false><<<grid, kThreads, T::kSharedBytes, stream>>>(params);
-  return cuda_status(cudaGetLastError(), "fa2_bwd: kernel launch");
+  return deterministic ? launch_kernel<T, true>(grid, params, stream)
+                       : launch_kernel<T, false>(grid, params, stream);
 }
 
 template <typename Element>
