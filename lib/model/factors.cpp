@@ -229,7 +229,8 @@ const Constant kConstants[] = {
     {"kFa2BackwardHd64TileRereads", kFa2BackwardHd64TileRereads, "fitted",
      name_of(Reported::fa2_backward_rereads),
      "the same on fa2_bwd's 128 x 128 hd64 tile (counted 1.9); fitted to our fa2_bwd and "
-     "fa2_bwd_deterministic at hd64 on the lab's H200"},
+     "fa2_bwd_deterministic at hd64 on the lab's H200 (2026-11-26), kept at the refit of "
+     "2026-11-27"},
     {"kFa2BackwardLdmatrixShare", kFa2BackwardLdmatrixShare, "fitted",
      name_of(Reported::fa2_backward_ldmatrix_share),
      "share of the shared-memory port FA2's backward ldmatrix reads sustain, which bounds its "

@@ -162,7 +162,8 @@ inline constexpr double kFa2BackwardWarpGridRereads = 2.2;
 // read 1.9 times those bytes (17% fewer ldmatrix bytes per FLOP than the 64-query tile); measured,
 // it is 10-12% faster rather than 17%, so the value is fitted to our fa2_bwd and
 // fa2_bwd_deterministic at hd64 on the lent H200 (data/runs/2026-11-26-h200-fa2-hd64.db, seqlen
-// 512..16k, both masks).
+// 512..16k, both masks), with the share below at 0.6; kept at the refit of 2026-11-27 (hd64's
+// new figures within the fit's -7.6% to +4.9%).
 inline constexpr double kFa2BackwardHd64TileRereads = 2.24;
 // The re-read factor of our fa2_bwd's tile at a head dim.
 inline constexpr double fa2_backward_rereads(std::int64_t headdim) {

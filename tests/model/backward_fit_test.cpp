@@ -91,7 +91,7 @@ TEST(BackwardFit, EveryH200FigureOfOurBackwardKernelsWithinTenPercent) {
       const AttnShape shape = tokens_16k(row.headdim, kSeqlens[i], row.causal);
       const double e = error_percent(h200, row.kernel, shape, row.tflops[i]);
       EXPECT_LE(std::abs(e), kFitBoundPercent) << row.kernel << " " << describe(shape);
-      auto [it, first] = range.try_emplace(row.kernel, e, e);
+      const auto it = range.try_emplace(row.kernel, e, e).first;
       it->second = {std::min(it->second.first, e), std::max(it->second.second, e)};
     }
   for (const auto& [kernel, r] : range)
