@@ -143,19 +143,28 @@ Result<std::int64_t> count_schema_objects(sqlite3* db) {
 // integrity_check 8.1 s (2 shared cores under load).
 constexpr std::uintmax_t kFullCheckBytes = std::uintmax_t{16} << 20;
 
-// Interrupts what `db` is running (sqlite3_interrupt) once `budget` has passed, unless it is
-// destroyed first; the integrity check stops at the next page it visits.
+// Interrupts what `db` is running (sqlite3_interrupt) once `budget` has passed, and again each
+// millisecond until it is stopped; the integrity check stops at the next page it visits. The
+// watcher is running before the constructor returns, and SQLite forgets an interrupt that comes
+// before a statement starts: together these cut short any check that outlasts its budget, however
+// the system schedules the two threads.
 class Watchdog {
  public:
   Watchdog(sqlite3* db, std::optional<std::chrono::milliseconds> budget) {
     if (!budget) return;
-    watcher_ = std::thread([this, db, budget] {
-      std::unique_lock lock(mutex_);
-      if (!finished_.wait_for(lock, *budget, [this] { return done_; })) {
-        fired_ = true;
-        sqlite3_interrupt(db);
-      }
+    const auto deadline = std::chrono::steady_clock::now() + *budget;
+    std::unique_lock lock(mutex_);
+    watcher_ = std::thread([this, db, deadline] {
+      std::unique_lock watching(mutex_);
+      watching_ = true;
+      started_.notify_one();
+      const auto stopped = [this] { return done_; };
+      if (finished_.wait_until(watching, deadline, stopped)) return;
+      fired_ = true;
+      do sqlite3_interrupt(db);
+      while (!finished_.wait_for(watching, std::chrono::milliseconds(1), stopped));
     });
+    started_.wait(lock, [this] { return watching_; });
   }
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -176,8 +185,8 @@ class Watchdog {
 
  private:
   std::mutex mutex_;
-  std::condition_variable finished_;
-  bool done_ = false, fired_ = false;
+  std::condition_variable started_, finished_;
+  bool watching_ = false, done_ = false, fired_ = false;
   std::thread watcher_;
 };
 
@@ -207,6 +216,7 @@ Result<IntegrityCheck> integrity_of(sqlite3* db, const std::string& path,
     for (std::string line; std::getline(lines, line);)
       if (line != "ok" && line.rfind("***", 0) != 0) findings.push_back(line);
   }
+  watchdog.stop();
   if (findings.empty()) return IntegrityCheck::whole;
   return damaged(path,
                  fmt::format("PRAGMA {} found {} problem{}, the first: {}", pragma, findings.size(),
