@@ -350,9 +350,17 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const std::uint32_t shared = shared_address(shared_bytes);
   const float* shared_floats = reinterpret_cast<const float*>(shared_bytes);
 
-  const int n_block = int(blockIdx.x);  // causal: the first key blocks have the most work
-  const int kv_head = int(blockIdx.y);
-  const int batch = int(blockIdx.z);
+  // The block's key block, kv head and batch from its linear index. Causal: key block slowest,
+  // so the blocks with the most query blocks to walk (the first key blocks) start first over all
+  // heads and batches and the short ones fill the tail. Otherwise key block fastest, so that the
+  // blocks running together share one GQA group's Q and dO in L2.
+  const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
+  const int head_rows = int(gridDim.x) / key_blocks;  // kv heads x batch
+  const int linear = int(blockIdx.x);
+  const int n_block = p.causal ? linear / head_rows : linear % key_blocks;
+  const int head_row = p.causal ? linear % head_rows : linear / key_blocks;
+  const int kv_head = head_row % p.heads_kv;
+  const int batch = head_row / p.heads_kv;
   const int warp = int(threadIdx.x) / kWarpSize;
   const int lane = int(threadIdx.x) % kWarpSize;
   const int key0 = n_block * T::kBlockN;
@@ -627,7 +635,7 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .heads_per_kv_head = int(shape.heads_q / shape.heads_kv),
                          .causal = shape.causal,
                          .scale = float(scale)};
-  const dim3 grid(unsigned(key_blocks(shape)), unsigned(shape.heads_kv), unsigned(shape.batch));
+  const dim3 grid(unsigned(key_blocks(shape) * shape.heads_kv * shape.batch));
   return deterministic ? launch_kernel<T, true>(grid, params, stream)
                        : launch_kernel<T, false>(grid, params, stream);
 }
@@ -673,10 +681,9 @@ Status launch_deterministic(const AttnShape& shape, const AttnBuffers& buffers, 
 }
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps&) {
-  constexpr std::int64_t kMaxGridDimension = 65535;  // grid y (kv heads) and z (batch)
   if (auto reason = unsupported_tiled_shape("fa2_bwd", shape)) return reason;
-  if (shape.heads_kv > kMaxGridDimension || shape.batch > kMaxGridDimension)
-    return "fa2_bwd launches one block row per kv head and batch: at most 65535 of each";
+  if (key_blocks(shape) * shape.heads_kv * shape.batch > std::numeric_limits<int>::max())
+    return "fa2_bwd launches one thread block per key block, kv head and batch: at most 2^31 - 1";
   return std::nullopt;
 }
 
