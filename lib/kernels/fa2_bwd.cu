@@ -8,7 +8,9 @@
 //   2. the main kernel, one thread block per (key block of kBlockN keys, kv head, batch). K_j and
 //      V_j stay in shared memory and dK_j, dV_j in registers while the block walks the query heads
 //      of its GQA group and, per head, the query blocks of kBlockM rows that see any of its keys
-//      (causal: from the block holding row key0 - (seqlen_k - seqlen_q) on). Per query block:
+//      (causal: from the block holding row key0 - (seqlen_k - seqlen_q) on; the blocks ordered
+//      longest first within sections of kv head and batch rows, see kCausalSectionHeadRows). Per
+//      query block:
 //        S  = Q K^T                    P = 2^(S * scale*log2e - LSE*log2e)   (masked: P = 0)
 //        dP = dO V^T                   dS = P o (dP - D)
 //        dV += P^T dO                  dK += dS^T Q        dQ_acc += dS K (float32, atomics)
@@ -47,8 +49,8 @@
 //   Why: dK and dV are 2 * kBlockN * d float32 accumulators held in registers for the whole
 //   block: 128 per thread at hd128 and hd256 (64 at hd64), of 255 per thread at one block of 256
 //   threads per SM. What is left holds S and dP (P kept as packed 16-bit pairs while dP is
-//   computed) or a column pass of dQ; the passes and the packed P keep spills small (ptxas: 0-4
-//   bytes at hd64, 0-8 at hd128, 32-48 at hd256; each layout measured faster than the spill-free
+//   computed) or a column pass of dQ; the passes and the packed P keep spills small (ptxas: none
+//   at hd64 and hd128, 24-40 bytes at hd256; each layout measured faster than the spill-free
 //   one it replaced: hd128's one dQ pass 2.4% against two, NOTES.md). hd256 halves kBlockN to
 //   keep the accumulators at 128. FA2 (sm80, over 144 KiB of shared memory) uses the same
 //   blocks: 128 x 128 at hd64, where 128 queries against the 64 of the first draft cut the
@@ -80,6 +82,12 @@ using namespace sm80;
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * kWarpSize;
+// Causal blocks are ordered longest first within sections of this many (kv head, batch) rows:
+// about a quarter of an H100's or H200's 132 SMs (one block each), so the blocks running together
+// are about four key blocks of each row. Ordered over all rows at once, hd256 causal s512 and
+// s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower (a lent H200,
+// lib/kernels/NOTES.md).
+constexpr int kCausalSectionHeadRows = 32;
 
 // A warp grid over one GEMM's Rows x Cols output: WarpsRows x (kWarps / WarpsRows) warps, each
 // owning a (Rows / WarpsRows) x (Cols / warps across) tile of m16 x n8 tiles.
@@ -350,15 +358,25 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const std::uint32_t shared = shared_address(shared_bytes);
   const float* shared_floats = reinterpret_cast<const float*>(shared_bytes);
 
-  // The block's key block, kv head and batch from its linear index. Causal: key block slowest,
-  // so the blocks with the most query blocks to walk (the first key blocks) start first over all
-  // heads and batches and the short ones fill the tail. Otherwise key block fastest, so that the
-  // blocks running together share one GQA group's Q and dO in L2.
+  // The block's key block, kv head and batch from its linear index. Causal: in sections of
+  // kCausalSectionHeadRows (kv head, batch) rows, key block slowest, so the blocks with the most
+  // query blocks to walk (the first key blocks) start first and the short ones fill the tail,
+  // while the blocks running together are a few key blocks of each row of the section and share
+  // its Q, dO and dQ accumulator rows in L2. Otherwise key block fastest, so that the blocks
+  // running together share one GQA group's rows.
   const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
   const int head_rows = int(gridDim.x) / key_blocks;  // kv heads x batch
   const int linear = int(blockIdx.x);
-  const int n_block = p.causal ? linear / head_rows : linear % key_blocks;
-  const int head_row = p.causal ? linear % head_rows : linear / key_blocks;
+  int n_block = linear % key_blocks;
+  int head_row = linear / key_blocks;
+  if (p.causal) {
+    const int section = linear / (kCausalSectionHeadRows * key_blocks);
+    const int first_row = section * kCausalSectionHeadRows;
+    const int rows = min(kCausalSectionHeadRows, head_rows - first_row);
+    const int in_section = linear - first_row * key_blocks;
+    n_block = in_section / rows;
+    head_row = first_row + in_section % rows;
+  }
   const int kv_head = head_row % p.heads_kv;
   const int batch = head_row / p.heads_kv;
   const int warp = int(threadIdx.x) / kWarpSize;

@@ -12,8 +12,10 @@
 // worst error within the bound the model reaches. Figures of kernels since replaced are not
 // checked: fa3_bwd's from before commit 01e0277 (its dQ then left by one bulk add per row), at
 // hd256 from before commit e494b05 (both passes on one ring stage), and fa2_bwd's and
-// fa2_bwd_deterministic's from before 2026-11-27 (their loop since changed; the Llama-3 shapes and
-// the lent H100's runs of fa2_bwd among them: to be measured again).
+// fa2_bwd_deterministic's from before 2026-11-27 (their loop since changed; the Llama-3 shapes,
+// measured again that day, and the lent H100's runs of fa2_bwd, still to be measured again among
+// them), and fa2's causal figures of commit 5d4c42a over more than 32 (kv head, batch) rows (their
+// order of thread blocks since changed).
 // lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
@@ -107,6 +109,9 @@ struct LaterRun {
   std::map<std::string, double> bounds;
   std::map<std::string, int> figures;  // per kernel
   std::int64_t retired_headdim = 0;    // fa3_bwd's figures at this head dim: a kernel since changed
+  // fa2's backward figures of causal shapes over this many (kv head, batch) rows: run in an order
+  // of thread blocks since changed (0: all checked).
+  std::int64_t reordered_causal_rows_above = 0;
 };
 const LaterRun kLaterRuns[] = {
     // The lent H200 over the FA3-paper sweep after commit 01e0277, 2026-11-26: fa3_bwd at hd128
@@ -146,6 +151,27 @@ const LaterRun kLaterRuns[] = {
     // model takes as hidden and which no term is fitted to.
     {"2026-11-27-h200-fa2-bwd-deterministic.db", "h200", {{"fa2_bwd_deterministic", 5.5}},
      {{"fa2_bwd_deterministic", 36}}},
+    // The lent H200, 2026-11-27, a later lease (commit 5448bf4, the same loop as the fit set):
+    // fa2_bwd and fa2_bwd_deterministic over the Llama-3 GQA shapes, none fitted to.
+    // The lent H200, 2026-11-27, a later lease than the fit set's (commit 5448bf4, the fit set's
+    // loop and order): fa2_bwd and fa2_bwd_deterministic over the Llama-3 GQA shapes: fa2_bwd
+    // -3.3% to +7.4%, fa2_bwd_deterministic -14.6% (one query row per head: 64 x 32/8, seqlen_q 1,
+    // seqlen_k 8192) and -0.2% to +3.2% elsewhere.
+    {"2026-11-27-h200-fa2-llama3.db",
+     "h200",
+     {{"fa2_bwd", 7.5}, {"fa2_bwd_deterministic", 15}},
+     {{"fa2_bwd", 11}, {"fa2_bwd_deterministic", 8}}},
+    // The same day, another lease, commit 5d4c42a (causal blocks longest first over all rows;
+    // since then within sections of 32 rows, which leaves shapes of at most 32 rows as they ran):
+    // the FA3-paper sweep, fa2_bwd -10.0% to +4.6% (hd256 6-10% faster than modeled); the Llama-3
+    // GQA shapes, fa2_bwd -4.7% to +3.5%, fa2_bwd_deterministic -5.1% to -2.4%.
+    {"2026-11-27-h200-fa2-bwd-2.db", "h200", {{"fa2_bwd", 10.5}}, {{"fa2_bwd", 24}}, 0, 32},
+    {"2026-11-27-h200-fa2-llama3-2.db",
+     "h200",
+     {{"fa2_bwd", 5}, {"fa2_bwd_deterministic", 5.5}},
+     {{"fa2_bwd", 8}, {"fa2_bwd_deterministic", 5}},
+     0,
+     32},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
@@ -161,6 +187,10 @@ TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
       const auto bound = run.bounds.find(row.kernel);
       if (!row.ok() || !row.ours() || row.pass != Pass::bwd || bound == run.bounds.end()) continue;
       if (row.kernel == "fa3_bwd" && row.shape.headdim == run.retired_headdim) continue;
+      if (row.kernel.starts_with("fa2_bwd") && row.shape.causal &&
+          run.reordered_causal_rows_above > 0 &&
+          row.shape.heads_kv * row.shape.batch > run.reordered_causal_rows_above)
+        continue;
       const double e = error_percent(gpu, row.kernel, row.shape, row.tflops);
       EXPECT_LE(std::abs(e), bound->second)
           << run.database << ": " << row.kernel << " " << describe(row.shape);
