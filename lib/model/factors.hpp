@@ -30,7 +30,10 @@ inline constexpr double kAluOpsPerEmulatedExp2 = 3.0;
 // the best share (the one that leaves the softmax the most slack under the MMA) at 22%.
 inline constexpr double kIssueLanesPerClkPerSm = 128;
 // FP32-pipe instructions per element of S in the backward pass: recompute P (1 FFMA), dS =
-// P * (dP - D) (FADD + FMUL), bf16 packs of P and dS (1).
+// P * (dP - D) (FADD + FMUL), bf16 packs of P and dS (1). The backward's `fma` unit is the same
+// issue stream as the forward's (kIssueLanesPerClkPerSm): these, plus one issue slot per exp2 sent
+// to MUFU. It binds where MUFU doubled: Blackwell Ultra's backward softmax stream is 640 cycles a
+// 128 x 128 tile, not MUFU's 512 (lib/model/NOTES.md, section 2j); elsewhere MUFU binds.
 inline constexpr double kBackwardFmaOpsPerElement = 4.0;
 // FP32-pipe instructions per element that an fp8 backward adds to kBackwardFmaOpsPerElement: the
 // per-tensor scaling of cuDNN's fp8 graph (cudnn-frontend include/cudnn_frontend/node/
@@ -39,10 +42,11 @@ inline constexpr double kBackwardFmaOpsPerElement = 4.0;
 // element) and scale dS before its fp8 cast (scale_dP): 3 to 7 instructions, as the constant
 // factors fold into the softmax's FFMAs or not. Fitted within that count to the record's "fit"
 // fp8 backward figures on Blackwell (36: cuDNN 9.13 on B200, 9.19 on GB200 and GB300, 9.24 on
-// B300), over whole instruction counts: 6 (median |error| 11.1% at 4, 7.6% at 5, 6.2% at 6,
-// 7.8% at 7, where B300's deterministic series turns to -40%). The bf16 backward's casts of P and
-// dS are counted there.
-inline constexpr double kFp8BackwardExtraFmaOpsPerElement = 6.0;
+// B300), over whole instruction counts beside the issue slot of each exp2: 5 (median |error|
+// 11.1% at 3, 7.6% at 4, 6.2% at 5, 7.8% at 6, where B300's deterministic series turns to -40%;
+// 6 before that slot was counted, the same total). The bf16 backward's casts of P and dS are
+// counted there.
+inline constexpr double kFp8BackwardExtraFmaOpsPerElement = 5.0;
 
 // --- Published figures used as rates ------------------------------------------------------
 

@@ -146,8 +146,10 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
     c.exp_mufu = (1 + again) * elements / sm.mufu_ex2_per_clk;
     const double fp8_scaling =
         s.dtype == Dtype::fp8 ? factors::kFp8BackwardExtraFmaOpsPerElement : 0.0;
+    // The issue stream, as the forward's: the FP32 pipe's work and one slot per exp2 to MUFU.
     c.fma = elements * (factors::kBackwardFmaOpsPerElement + fp8_scaling + again) /
-            sm.fma_lanes_per_clk;
+                sm.fma_lanes_per_clk +
+            (1 + again) * elements / factors::kIssueLanesPerClkPerSm;
     c.smem = backward_smem_bytes(gpu, s, o.algorithm, t, o.two_cta) / sm.smem_bytes_per_clk;
     if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S, dP written and read; P, dS
       c.tmem_bytes = elements * (4 * kFp32Bytes + 2 * element_bytes(s.dtype));

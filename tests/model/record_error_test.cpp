@@ -39,7 +39,8 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     {{"Hopper", Pass::bwd, true}, {kTargetMedian, 92, 6}},
     {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 31, 62}},  // worst: target missed
     {{"Blackwell", Pass::fwd, true}, {11.5, 39, 41}},            // target missed
-    {{"Blackwell", Pass::bwd, false}, {7.5, 61, 76}},            // target missed
+    // Median met since the backward's issue stream counts its MUFU issue slots: 6.7% (7.4%).
+    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 61, 76}},  // worst: target missed
     {{"Blackwell", Pass::bwd, true}, {kTargetMedian, 56, 53}},   // worst: target missed
 };
 
