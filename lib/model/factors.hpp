@@ -33,7 +33,8 @@ inline constexpr double kIssueLanesPerClkPerSm = 128;
 // P * (dP - D) (FADD + FMUL), bf16 packs of P and dS (1). The backward's `fma` unit is the same
 // issue stream as the forward's (kIssueLanesPerClkPerSm): these, plus one issue slot per exp2 sent
 // to MUFU. It binds where MUFU doubled: Blackwell Ultra's backward softmax stream is 640 cycles a
-// 128 x 128 tile, not MUFU's 512 (lib/model/NOTES.md, section 2j); elsewhere MUFU binds.
+// 128 x 128 tile, not MUFU's 512 (lib/model/NOTES.md, section 2j), and on A100 (64 FP32 lanes)
+// 1152 against MUFU's 1024 (its tile stays bound by the MMA); elsewhere MUFU binds.
 inline constexpr double kBackwardFmaOpsPerElement = 4.0;
 // FP32-pipe instructions per element that an fp8 backward adds to kBackwardFmaOpsPerElement: the
 // per-tensor scaling of cuDNN's fp8 graph (cudnn-frontend include/cudnn_frontend/node/
