@@ -151,8 +151,6 @@ const LaterRun kLaterRuns[] = {
     // model takes as hidden and which no term is fitted to.
     {"2026-11-27-h200-fa2-bwd-deterministic.db", "h200", {{"fa2_bwd_deterministic", 5.5}},
      {{"fa2_bwd_deterministic", 36}}},
-    // The lent H200, 2026-11-27, a later lease (commit 5448bf4, the same loop as the fit set):
-    // fa2_bwd and fa2_bwd_deterministic over the Llama-3 GQA shapes, none fitted to.
     // The lent H200, 2026-11-27, a later lease than the fit set's (commit 5448bf4, the fit set's
     // loop and order): fa2_bwd and fa2_bwd_deterministic over the Llama-3 GQA shapes: fa2_bwd
     // -3.3% to +7.4%, fa2_bwd_deterministic -14.6% (one query row per head: 64 x 32/8, seqlen_q 1,
