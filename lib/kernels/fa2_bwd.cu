@@ -82,12 +82,13 @@ using namespace sm80;
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * kWarpSize;
-// Causal blocks are ordered longest first within sections of this many (kv head, batch) rows:
-// about a quarter of an H100's or H200's 132 SMs (one block each), so the blocks running together
-// are about four key blocks of each row. Ordered over all rows at once, hd256 causal s512 and
-// s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower (a lent H200,
-// lib/kernels/NOTES.md).
-constexpr int kCausalSectionHeadRows = 32;
+// Causal blocks are ordered longest first within sections of this many (kv head, batch) rows, so
+// the blocks running together (one per SM) are about sixteen key blocks of each row and share its
+// Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512 and s1024 (256 and
+// 128 rows) ran 18% and 23% slower on a lent H200; with sections of 32 rows, hd256 causal s4096
+// (32 rows, four key blocks of each running) ran 3.2 or 4.4 ms from sample to sample on a lent
+// H100 against 3.16-3.19 ms with 8 (lib/kernels/NOTES.md).
+constexpr int kCausalSectionHeadRows = 8;
 
 // A warp grid over one GEMM's Rows x Cols output: WarpsRows x (kWarps / WarpsRows) warps, each
 // owning a (Rows / WarpsRows) x (Cols / warps across) tile of m16 x n8 tiles.
