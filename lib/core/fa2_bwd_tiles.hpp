@@ -10,5 +10,9 @@ namespace fa4::fa2_bwd_tiles {
 constexpr int query_block(int headdim) { return headdim == 64 ? 128 : 64; }
 // Keys per CTA: 128, halved at hd256 to keep dK and dV at 128 registers a thread.
 constexpr int key_block(int headdim) { return headdim == 256 ? 64 : 128; }
+// Causal thread blocks run longest first within sections of this many (kv head, batch) rows, so
+// that the blocks running together (one per SM) are several key blocks of each row and share its
+// Q, dO and dQ accumulator rows in L2 (fa2_bwd.cu has the measurements behind the value).
+inline constexpr int kCausalSectionRows = 8;
 
 }  // namespace fa4::fa2_bwd_tiles

@@ -9,8 +9,8 @@
 //      V_j stay in shared memory and dK_j, dV_j in registers while the block walks the query heads
 //      of its GQA group and, per head, the query blocks of kBlockM rows that see any of its keys
 //      (causal: from the block holding row key0 - (seqlen_k - seqlen_q) on; the blocks ordered
-//      longest first within sections of kv head and batch rows, see kCausalSectionHeadRows). Per
-//      query block:
+//      longest first within sections of kv head and batch rows,
+//      core/fa2_bwd_tiles.hpp's kCausalSectionRows). Per query block:
 //        S  = Q K^T                    P = 2^(S * scale*log2e - LSE*log2e)   (masked: P = 0)
 //        dP = dO V^T                   dS = P o (dP - D)
 //        dV += P^T dO                  dK += dS^T Q        dQ_acc += dS K (float32, atomics)
@@ -82,13 +82,6 @@ using namespace sm80;
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * kWarpSize;
-// Causal blocks are ordered longest first within sections of this many (kv head, batch) rows, so
-// the blocks running together (one per SM) are about sixteen key blocks of each row and share its
-// Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512 and s1024 (256 and
-// 128 rows) ran 18% and 23% slower on a lent H200; with sections of 32 rows, hd256 causal s4096
-// (32 rows, four key blocks of each running) ran 3.2 or 4.4 ms from sample to sample on a lent
-// H100 against 3.16-3.19 ms with 8 (lib/kernels/NOTES.md).
-constexpr int kCausalSectionHeadRows = 8;
 
 // A warp grid over one GEMM's Rows x Cols output: WarpsRows x (kWarps / WarpsRows) warps, each
 // owning a (Rows / WarpsRows) x (Cols / warps across) tile of m16 x n8 tiles.
@@ -360,20 +353,24 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const float* shared_floats = reinterpret_cast<const float*>(shared_bytes);
 
   // The block's key block, kv head and batch from its linear index. Causal: in sections of
-  // kCausalSectionHeadRows (kv head, batch) rows, key block slowest, so the blocks with the most
-  // query blocks to walk (the first key blocks) start first and the short ones fill the tail,
-  // while the blocks running together are a few key blocks of each row of the section and share
-  // its Q, dO and dQ accumulator rows in L2. Otherwise key block fastest, so that the blocks
-  // running together share one GQA group's rows.
+  // fa2_bwd_tiles::kCausalSectionRows (kv head, batch) rows, key block slowest, so the blocks with
+  // the most query blocks to walk (the first key blocks) start first and the short ones fill the
+  // tail, while the blocks running together are several key blocks of each row of the section and
+  // share its Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512 and
+  // s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower on a lent H200; in
+  // sections of 32 rows, hd256 causal s4096 (32 rows, four key blocks of each running) took 3.2 or
+  // 4.4 ms from sample to sample on a lent H100, against 3.16-3.19 ms in sections of 8
+  // (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running together
+  // share one GQA group's rows.
   const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
   const int head_rows = int(gridDim.x) / key_blocks;  // kv heads x batch
   const int linear = int(blockIdx.x);
   int n_block = linear % key_blocks;
   int head_row = linear / key_blocks;
   if (p.causal) {
-    const int section = linear / (kCausalSectionHeadRows * key_blocks);
-    const int first_row = section * kCausalSectionHeadRows;
-    const int rows = min(kCausalSectionHeadRows, head_rows - first_row);
+    const int section = linear / (fa2_bwd_tiles::kCausalSectionRows * key_blocks);
+    const int first_row = section * fa2_bwd_tiles::kCausalSectionRows;
+    const int rows = min(fa2_bwd_tiles::kCausalSectionRows, head_rows - first_row);
     const int in_section = linear - first_row * key_blocks;
     n_block = in_section / rows;
     head_row = first_row + in_section % rows;

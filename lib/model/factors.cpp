@@ -224,13 +224,17 @@ const Constant kConstants[] = {
      "CTA after the fluid bound (list scheduling)"},
     {"kFa2BackwardWarpGridRereads", kFa2BackwardWarpGridRereads, "counted",
      name_of(Reported::fa2_backward_rereads),
-     "times our fa2_bwd's 64-query tiles' warp grids read each shared operand byte (counted 2.11 "
-     "/ 2.16 at hd 128 / 256; 2.32 at hd128 before its one-pass dQ); Hopper"},
+     "times our fa2_bwd's 64-query tiles' warp grids read each shared operand byte at hd128 "
+     "(counted 2.11; 2.32 before its one-pass dQ); Hopper"},
     {"kFa2BackwardHd64TileRereads", kFa2BackwardHd64TileRereads, "fitted",
      name_of(Reported::fa2_backward_rereads),
      "the same on fa2_bwd's 128 x 128 hd64 tile (counted 1.9); fitted to our fa2_bwd and "
      "fa2_bwd_deterministic at hd64 on the lab's H200 (2026-11-26), kept at the refit of "
      "2026-11-27"},
+    {"kFa2BackwardHd256TileRereads", kFa2BackwardHd256TileRereads, "fitted",
+     name_of(Reported::fa2_backward_rereads),
+     "the same on fa2_bwd's hd256 tile (counted 2.16) since its spills fell at commit 5d4c42a; "
+     "fitted to our fa2_bwd at hd256 on the lab's H200 (2026-11-27, 12 figures)"},
     {"kFa2BackwardLdmatrixShare", kFa2BackwardLdmatrixShare, "fitted",
      name_of(Reported::fa2_backward_ldmatrix_share),
      "share of the shared-memory port FA2's backward ldmatrix reads sustain, which bounds its "

@@ -6,6 +6,7 @@
 #include <span>
 #include <string_view>
 
+#include "core/fa2_bwd_tiles.hpp"
 #include "model/model.hpp"
 
 namespace fa4::model::factors {
@@ -170,9 +171,21 @@ inline constexpr double kFa2BackwardWarpGridRereads = 2.2;
 // 512..16k, both masks), with the share below at 0.6; kept at the refit of 2026-11-27 (hd64's
 // new figures within the fit's -7.6% to +4.9%).
 inline constexpr double kFa2BackwardHd64TileRereads = 2.24;
-// The re-read factor of our fa2_bwd's tile at a head dim.
-inline constexpr double fa2_backward_rereads(std::int64_t headdim) {
-  return headdim <= 64 ? kFa2BackwardHd64TileRereads : kFa2BackwardWarpGridRereads;
+// hd256's tile (64 keys, dQ in four column passes; counted 2.16) since commit 5d4c42a, whose
+// linear grid cut its spills from 48 / 32 to 40 / 24 bytes a thread: local memory goes through
+// the same LSU data pipe as ldmatrix (at 84% of its peak at hd256, lib/kernels/NOTES.md), and
+// hd256 ran 3-8% faster from s2048 on, 7-11% faster than modeled at 2.2. Fitted to our fa2_bwd
+// at hd256 on the lent H200 (data/runs/2026-11-27-h200-fa2-bwd-3.db non-causal, -4.db causal:
+// 12 figures, -5.1% to +3.9% against -10.7% to -0.2% at 2.2; NOTES_BWD_FIT.md).
+inline constexpr double kFa2BackwardHd256TileRereads = 2.05;
+// The re-read factor of FA2's backward warps on a tile at a head dim: hd256's fitted value holds
+// on our fa2_bwd's hd256 tile only (PyTorch's flash backward, modeled on the default tile, keeps
+// the counted one).
+inline constexpr double fa2_backward_rereads(std::int64_t headdim, Tile tile) {
+  if (headdim <= 64) return kFa2BackwardHd64TileRereads;
+  const bool ours_at_hd256 = headdim >= 256 && tile.m == fa2_bwd_tiles::query_block(256) &&
+                             tile.n == fa2_bwd_tiles::key_block(256);
+  return ours_at_hd256 ? kFa2BackwardHd256TileRereads : kFa2BackwardWarpGridRereads;
 }
 // Share of the shared-memory port (128 B/clk/SM) those ldmatrix reads sustain; the port then
 // bounds the tile: with the rereads above it is 3.67x the operand bytes' time, above the

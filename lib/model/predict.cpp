@@ -376,7 +376,7 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
         std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare) + reduction_cycles;
     io_exposure = factors::kBackwardKeyBlockIoExposure;
     for (auto [factor, value] : {std::pair{factors::Reported::fa2_backward_rereads,
-                                           factors::fa2_backward_rereads(s.headdim)},
+                                           factors::fa2_backward_rereads(s.headdim, p.tile)},
                                  std::pair{factors::Reported::fa2_backward_ldmatrix_share,
                                            factors::kFa2BackwardLdmatrixShare},
                                  std::pair{factors::Reported::key_block_io_exposure, io_exposure}})

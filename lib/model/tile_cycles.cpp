@@ -95,7 +95,7 @@ double backward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm al
   if (algorithm != Algorithm::fa2) return bytes;
   // FA2's warps: on Hopper our fa2_bwd's warp grids, elsewhere the re-read factor fitted to
   // PyTorch's flash backward.
-  return bytes * (is_hopper(gpu) ? factors::fa2_backward_rereads(s.headdim)
+  return bytes * (is_hopper(gpu) ? factors::fa2_backward_rereads(s.headdim, t)
                                  : factors::kFa2BackwardSmemRereads);
 }
 
