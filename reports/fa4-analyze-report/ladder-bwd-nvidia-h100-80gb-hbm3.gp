@@ -57,9 +57,13 @@ unset logscale y
 set xtics autofreq
 set xrange [*:*]
 set yrange [0:*]
-plot 'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 20 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa3_bwd', \
-     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 21 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'sdpa_cudnn', \
-     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 22 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' notitle, \
-     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 23 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' notitle
+plot 'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 20 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#4e79a7' title 'fa2_bwd', \
+     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 21 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#f28e2b' title 'fa3_bwd', \
+     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 22 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#e15759' title 'sdpa_cudnn', \
+     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 23 using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '#76b7b2' title 'sdpa_flash', \
+     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 24 using 1:2 with lines lw 2 dt 2 lc rgb '#4e79a7' notitle, \
+     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 25 using 1:2 with lines lw 2 dt 2 lc rgb '#f28e2b' notitle, \
+     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 26 using 1:2 with lines lw 2 dt 2 lc rgb '#e15759' notitle, \
+     'ladder-bwd-nvidia-h100-80gb-hbm3.dat' index 27 using 1:2 with lines lw 2 dt 2 lc rgb '#76b7b2' notitle
 
 unset multiplot
