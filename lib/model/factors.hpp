@@ -180,7 +180,7 @@ inline constexpr double kFa2BackwardHd64TileRereads = 2.24;
 inline constexpr double kFa2BackwardHd256TileRereads = 2.05;
 // The re-read factor of FA2's backward warps on a tile at a head dim: hd256's fitted value holds
 // on our fa2_bwd's hd256 tile only (PyTorch's flash backward, modeled on the default tile, keeps
-// the counted one).
+// kFa2BackwardWarpGridRereads).
 inline constexpr double fa2_backward_rereads(std::int64_t headdim, Tile tile) {
   if (headdim <= 64) return kFa2BackwardHd64TileRereads;
   const bool ours_at_hd256 = headdim >= 256 && tile.m == fa2_bwd_tiles::query_block(256) &&
