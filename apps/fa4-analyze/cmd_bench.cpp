@@ -57,6 +57,14 @@ std::string drift_warning(double drift) {
                      100 * drift);
 }
 
+// Recorded with an ok measurement whose samples spread (core/stats.hpp, spread_flagged).
+std::string spread_warning(double relative_iqr) {
+  return fmt::format("samples spread: IQR {:.1f}% of the median (the timer stops under 2%): the "
+                     "kernel's time varied from sample to sample; look at the samples "
+                     "(`query`, table samples) before trusting the median",
+                     100 * relative_iqr);
+}
+
 store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
   store::Measurement m;
   if (!r) {
@@ -72,6 +80,8 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
     const TimingStats& t = *r->timing;
     if (const double drift = sample_drift(t.samples_s); drift_flagged(drift))
       m.reason = drift_warning(drift);
+    else if (spread_flagged(t))
+      m.reason = spread_warning(t.relative_iqr());
     m.median_s = t.median_s;
     m.p25_s = t.p25_s;
     m.p75_s = t.p75_s;

@@ -35,6 +35,8 @@ double sample_drift(const std::vector<double>& samples_s) {
 
 bool drift_flagged(double drift) { return std::abs(drift) > kDriftFlag; }
 
+bool spread_flagged(const TimingStats& t) { return t.relative_iqr() > kSpreadFlag; }
+
 TimingStats summarize(std::vector<double> samples_s) {
   std::vector<double> sorted = samples_s;
   std::sort(sorted.begin(), sorted.end());

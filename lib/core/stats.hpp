@@ -25,6 +25,13 @@ double sample_drift(const std::vector<double>& samples_s);
 inline constexpr double kDriftFlag = 0.05;
 bool drift_flagged(double drift);  // |drift| > kDriftFlag
 
+// The relative IQR past which a measurement's samples are flagged as spread, drifted or not: the
+// timer stops sampling once its IQR is under 2%, so one over this ran to the time cap and its
+// kernel took different times from sample to sample (samples split between two modes, say: a
+// schedule that varies from launch to launch); the median then describes no single sample well.
+inline constexpr double kSpreadFlag = 0.05;
+bool spread_flagged(const TimingStats& t);  // t.relative_iqr() > kSpreadFlag
+
 // Quartiles by linear interpolation between order statistics. `samples_s` must not be empty.
 TimingStats summarize(std::vector<double> samples_s);
 

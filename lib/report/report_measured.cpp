@@ -155,8 +155,23 @@ std::string drift_note() {
       100 * kDriftFlag);
 }
 
-// The reasons of one table's skipped and failed cells, and drifted ok ones, each once, with
-// where it applies.
+std::string spread_note() {
+  return fmt::format(
+      "ok, but the samples spread: their interquartile range is over {:.0f}% of the median (the "
+      "timer stops under 2%), so the kernel's time varied from sample to sample and the median "
+      "describes no single run well; look at the samples before trusting it",
+      100 * kSpreadFlag);
+}
+
+// The note of an ok measurement whose samples drifted or spread, if any.
+std::optional<std::string> samples_note(const MeasurementRow& m) {
+  if (drift_flagged(sample_drift(m.samples_s))) return drift_note();
+  if (!m.samples_s.empty() && spread_flagged(summarize(m.samples_s))) return spread_note();
+  return std::nullopt;
+}
+
+// The reasons of one table's skipped and failed cells, and drifted or spread ok ones, each once,
+// with where it applies.
 class Footnotes {
  public:
   // The cell's text: "skipped [1]".
@@ -225,12 +240,12 @@ std::string group_table(const Group& g) {
       const auto it = cells.find(k);
       if (it == cells.end())
         line.push_back("—");
-      else if (it->second->ok())
-        line.push_back(drift_flagged(sample_drift(it->second->samples_s))
-                           ? integer(it->second->tflops) + " " +
-                                 notes.reference(drift_note(), label(g.kernels, k), row)
-                           : integer(it->second->tflops));
-      else
+      else if (it->second->ok()) {
+        const auto note = samples_note(*it->second);
+        line.push_back(note ? integer(it->second->tflops) + " " +
+                                  notes.reference(*note, label(g.kernels, k), row)
+                            : integer(it->second->tflops));
+      } else
         line.push_back(notes.mark(*it->second, label(g.kernels, k), row));
     }
     const auto best = best_peer(g.kernels, cells);
@@ -390,7 +405,7 @@ std::string measured_section(const ReportInputs& in, ReportCharts& charts) {
       "measurement. Ours first ({}), then the peers (source `peer:...`). For each of our "
       "kernels: its ratio to the row's best peer (named), to cuDNN (`{}`), and the model's "
       "prediction for the same problem with measured / model. Skipped and failed runs are "
-      "footnoted with their reason, and so are measurements whose samples drifted.\n\n",
+      "footnoted with their reason, and so are measurements whose samples drifted or spread.\n\n",
       rung_names(), kCudnn);
   std::map<std::string, Device> devices;
   for (const auto& m : rows) {

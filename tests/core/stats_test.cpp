@@ -42,6 +42,22 @@ TEST(SampleDrift, AStepBetweenTheFirstAndLastQuarterIsMeasuredSteadySamplesAreNo
   EXPECT_EQ(sample_drift({1, 2, 3, 4, 5, 6, 7}), 0);
 }
 
+TEST(SampleSpread, FlaggedWhenTheIqrIsOverFivePercentOfTheMedian) {
+  // Samples split between two modes (a third at 3.2 ms, the rest at 4.00-4.06 ms), in no order: no
+  // drift, but an IQR far over the timer's 2%.
+  std::vector<double> split;
+  for (int i = 0; i < 30; ++i) split.push_back(i % 3 == 0 ? 3.2 : 4.0 + 0.01 * (i % 7));
+  const TimingStats two_modes = summarize(split);
+  EXPECT_FALSE(drift_flagged(sample_drift(split)));
+  EXPECT_GT(two_modes.relative_iqr(), 0.2);
+  EXPECT_TRUE(spread_flagged(two_modes));
+  // Within the timer's target, and either side of 5%: an IQR of 4% and of 8% of the median.
+  EXPECT_FALSE(spread_flagged(summarize({3.11, 3.12, 3.10, 3.12, 3.11, 3.13})));
+  EXPECT_FALSE(spread_flagged(summarize({0.9, 0.98, 1.0, 1.02, 1.1})));
+  EXPECT_TRUE(spread_flagged(summarize({0.9, 0.96, 1.0, 1.04, 1.1})));
+  EXPECT_FALSE(spread_flagged(summarize({7})));
+}
+
 TEST(SampleDrift, FlaggedPastFivePercentEitherWay) {
   EXPECT_TRUE(drift_flagged(0.051));
   EXPECT_TRUE(drift_flagged(-0.1));

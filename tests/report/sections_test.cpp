@@ -195,6 +195,26 @@ TEST_F(Sections, MeasuredFootnotesAnOkMeasurementWhoseSamplesDrifted) {
   EXPECT_FALSE(contains(s, "[2]")) << s;
 }
 
+TEST_F(Sections, MeasuredFootnotesAnOkMeasurementWhoseSamplesSpread) {
+  using testing::measurement;
+  const std::string dev = "NVIDIA H100 80GB HBM3";
+  auto steady = measurement(dev, "fa3", "ours", 1024, 195);
+  steady.samples_s = std::vector<double>(12, 1.0);
+  // A third of the samples at 3.2 ms, the rest at 4.0-4.06 ms, interleaved: no drift.
+  auto split = measurement(dev, "fa3", "ours", 8192, 172);
+  for (int i = 0; i < 30; ++i) split.samples_s.push_back(i % 3 == 0 ? 3.2 : 4.0 + 0.01 * (i % 7));
+  const std::string s = measured({steady, split});
+  EXPECT_TRUE(contains(s, "| 1024 | 32 | 16 | 195 |")) << s;
+  EXPECT_TRUE(contains(s, "| 8192 | 4 | 16 | 172 [1] |")) << s;
+  EXPECT_TRUE(contains(s,
+                       "- [1] ok, but the samples spread: their interquartile range is over 5% "
+                       "of the median"))
+      << s;
+  EXPECT_TRUE(contains(s, "(fa3 at s8192 b4 h16).")) << s;
+  EXPECT_FALSE(contains(s, "samples drifted by")) << s;
+  EXPECT_FALSE(contains(s, "[2]")) << s;
+}
+
 TEST_F(Sections, LadderShowsSpeedupsGemmShareAndAblations) {
   auto rows = testing::sample_measurements();  // naive and fa2 at s1024 and s8192
   rows.push_back(testing::measurement("NVIDIA H200", "fa3", "ours", 8192, 655.0));
