@@ -12,7 +12,8 @@
 # Settings (environment): FA4_BUILD_DIR (build-gpu), FA4_CHECK_SWEEP (data/sweeps/fa3-paper.json),
 # FA4_CHECK_KERNELS (every registered forward kernel), FA4_CHECK_BWD_KERNELS (every registered
 # backward kernel), FA4_CHECK_PEER_PASS (the forward bench's peers: fwd, both, or none; bench-bwd
-# times the backward peers beside the backward kernels unless none),
+# times the backward peers beside the backward kernels unless none), FA4_CHECK_BWD_PEERS (bench-bwd
+# times only these peers, e.g. sdpa_flash, by torch_peers.py after the kernels: a shorter call),
 # FA4_CHECK_DB (the results database; default $OUT/results.db; copied to $OUT at the end).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,9 +59,16 @@ fi
 if wants bench-bwd; then
   echo "bench-bwd: kernels $bwd_kernels, sweep $sweep" | tee -a "$out/measure.log"
   peers=(--peers)
-  [ "$peer_pass" = none ] && peers=()
+  [ "$peer_pass" = none ] || [ -n "${FA4_CHECK_BWD_PEERS:-}" ] && peers=()
   PYTHONUNBUFFERED=1 "$tool" --db "$db" bench --pass bwd --kernel "$bwd_kernels" --sweep "$sweep" \
     "${peers[@]}" 2>&1 | tee -a "$out/measure.log" | grep -v '^\[' | tail -n 40
+  if [ -n "${FA4_CHECK_BWD_PEERS:-}" ] && [ "$peer_pass" != none ]; then
+    PYTHONUNBUFFERED=1 python3 "$root/scripts/peers/torch_peers.py" --sweep "$sweep" --pass bwd \
+      --peers "$FA4_CHECK_BWD_PEERS" --out "$out/peers-bwd.json" \
+      --revision "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+      2>&1 | tee -a "$out/measure.log" | tail -n 5
+    "$tool" --db "$db" import "$out/peers-bwd.json" | tee -a "$out/measure.log"
+  fi
 fi
 if wants report; then
   "$tool" --db "$db" predict --gpu all --kernel all --pass fwd --sweep "$sweep" \
