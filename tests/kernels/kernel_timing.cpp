@@ -289,6 +289,9 @@ Status run(const Options& o) {
           if (const double drift = sample_drift(t.samples_s); drift_flagged(drift))
             std::printf("  warning: samples drifted %+.1f%% from the first quarter to the last\n",
                         100 * drift);
+          else if (spread_flagged(t))
+            std::printf("  warning: samples spread, IQR %.1f%% of the median\n",
+                        100 * t.relative_iqr());
           csv << kernel_name << "," << name << "," << causal << "," << seqlen << ","
               << t.median_s * 1e3 << "," << t.min_s * 1e3 << "," << t.max_s * 1e3 << ","
               << r->tflops << ",ok\n";
