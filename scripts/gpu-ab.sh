@@ -29,7 +29,8 @@ for d in $headdims; do
       tree=$tree_a; [ $label = B ] && tree=$tree_b
       echo "== hd$d round $r tree $label"
       "$tree/build-ab/tests/kernels/kernel_timing" --pass "$pass" --kernels "$kernels" \
-        --headdim "$d" --seqlens "$seqlens" --causal both --samples 20 --no-ceilings --csv "$out/ab-$label.csv" \
+        --headdim "$d" --seqlens "$seqlens" --causal both --samples 20 --no-ceilings \
+        --csv "$out/ab-$label.csv" \
         2>&1 | grep -vE '^(inputs|device|driver)' | tee -a "$out/ab.log"
     done
   done

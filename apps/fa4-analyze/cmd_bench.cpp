@@ -49,7 +49,7 @@ struct BenchOptions {
 
 #if FA4_HAVE_BENCH
 
-// Recorded with an ok measurement whose samples drifted (core/stats.hpp, sample_drift).
+// Recorded with an ok measurement whose samples drifted (core/stats.hpp, sample_flag).
 std::string drift_warning(double drift) {
   return fmt::format("samples drifted {:+.1f}% from the first quarter to the last: the GPU changed "
                      "speed mid-measurement (clock or power limit?); compare kernels in "
@@ -57,7 +57,7 @@ std::string drift_warning(double drift) {
                      100 * drift);
 }
 
-// Recorded with an ok measurement whose samples spread (core/stats.hpp, spread_flagged).
+// Recorded with an ok measurement whose samples spread (core/stats.hpp, sample_flag).
 std::string spread_warning(double relative_iqr) {
   return fmt::format("samples spread: IQR {:.1f}% of the median (the timer stops under 2%): the "
                      "kernel's time varied from sample to sample; look at the samples "
@@ -78,10 +78,11 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
   m.reason = r->outcome == bench::Outcome::ok ? "" : r->reason;
   if (r->timing) {
     const TimingStats& t = *r->timing;
-    if (const double drift = sample_drift(t.samples_s); drift_flagged(drift))
-      m.reason = drift_warning(drift);
-    else if (spread_flagged(t))
-      m.reason = spread_warning(t.relative_iqr());
+    switch (sample_flag(t)) {
+      case SampleFlag::drifted: m.reason = drift_warning(sample_drift(t.samples_s)); break;
+      case SampleFlag::spread: m.reason = spread_warning(t.relative_iqr()); break;
+      case SampleFlag::none: break;
+    }
     m.median_s = t.median_s;
     m.p25_s = t.p25_s;
     m.p75_s = t.p75_s;

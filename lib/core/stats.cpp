@@ -37,6 +37,11 @@ bool drift_flagged(double drift) { return std::abs(drift) > kDriftFlag; }
 
 bool spread_flagged(const TimingStats& t) { return t.relative_iqr() > kSpreadFlag; }
 
+SampleFlag sample_flag(const TimingStats& t) {
+  if (drift_flagged(sample_drift(t.samples_s))) return SampleFlag::drifted;
+  return spread_flagged(t) ? SampleFlag::spread : SampleFlag::none;
+}
+
 TimingStats summarize(std::vector<double> samples_s) {
   std::vector<double> sorted = samples_s;
   std::sort(sorted.begin(), sorted.end());

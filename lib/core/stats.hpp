@@ -32,6 +32,11 @@ bool drift_flagged(double drift);  // |drift| > kDriftFlag
 inline constexpr double kSpreadFlag = 0.05;
 bool spread_flagged(const TimingStats& t);  // t.relative_iqr() > kSpreadFlag
 
+// What a measurement's samples are flagged for, a drift before a spread (a step in speed widens
+// the IQR too): the one rule that bench, kernel_timing and the report judge samples by.
+enum class SampleFlag { none, drifted, spread };
+SampleFlag sample_flag(const TimingStats& t);
+
 // Quartiles by linear interpolation between order statistics. `samples_s` must not be empty.
 TimingStats summarize(std::vector<double> samples_s);
 

@@ -165,8 +165,12 @@ std::string spread_note() {
 
 // The note of an ok measurement whose samples drifted or spread, if any.
 std::optional<std::string> samples_note(const MeasurementRow& m) {
-  if (drift_flagged(sample_drift(m.samples_s))) return drift_note();
-  if (!m.samples_s.empty() && spread_flagged(summarize(m.samples_s))) return spread_note();
+  if (m.samples_s.empty()) return std::nullopt;
+  switch (sample_flag(summarize(m.samples_s))) {
+    case SampleFlag::drifted: return drift_note();
+    case SampleFlag::spread: return spread_note();
+    case SampleFlag::none: break;
+  }
   return std::nullopt;
 }
 

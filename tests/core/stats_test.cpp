@@ -58,6 +58,18 @@ TEST(SampleSpread, FlaggedWhenTheIqrIsOverFivePercentOfTheMedian) {
   EXPECT_FALSE(spread_flagged(summarize({7})));
 }
 
+TEST(SampleFlag, ADriftBeforeASpread) {
+  // A clock stepping down after 8 of 20 samples drifts and widens the IQR: flagged as drifted.
+  std::vector<double> step(20, 3.45);
+  std::fill(step.begin(), step.begin() + 8, 3.05);
+  EXPECT_TRUE(spread_flagged(summarize(step)));
+  EXPECT_EQ(sample_flag(summarize(step)), SampleFlag::drifted);
+  std::vector<double> split;  // two modes interleaved: no drift
+  for (int i = 0; i < 30; ++i) split.push_back(i % 3 == 0 ? 3.2 : 4.0 + 0.01 * (i % 7));
+  EXPECT_EQ(sample_flag(summarize(split)), SampleFlag::spread);
+  EXPECT_EQ(sample_flag(summarize({3.11, 3.12, 3.10, 3.12, 3.11, 3.13})), SampleFlag::none);
+}
+
 TEST(SampleDrift, FlaggedPastFivePercentEitherWay) {
   EXPECT_TRUE(drift_flagged(0.051));
   EXPECT_TRUE(drift_flagged(-0.1));

@@ -286,10 +286,11 @@ Status run(const Options& o) {
           std::printf("%-22s %-34s %10.3f %10.3f %10.3f %9.1f  %s\n", kernel_name.c_str(),
                       name.c_str(), t.median_s * 1e3, t.min_s * 1e3, t.max_s * 1e3, r->tflops,
                       r->reason.c_str());
-          if (const double drift = sample_drift(t.samples_s); drift_flagged(drift))
+          const SampleFlag flag = sample_flag(t);
+          if (flag == SampleFlag::drifted)
             std::printf("  warning: samples drifted %+.1f%% from the first quarter to the last\n",
-                        100 * drift);
-          else if (spread_flagged(t))
+                        100 * sample_drift(t.samples_s));
+          else if (flag == SampleFlag::spread)
             std::printf("  warning: samples spread, IQR %.1f%% of the median\n",
                         100 * t.relative_iqr());
           csv << kernel_name << "," << name << "," << causal << "," << seqlen << ","
