@@ -10,9 +10,15 @@ namespace fa4::fa2_bwd_tiles {
 constexpr int query_block(int headdim) { return headdim == 64 ? 128 : 64; }
 // Keys per CTA: 128, halved at hd256 to keep dK and dV at 128 registers a thread.
 constexpr int key_block(int headdim) { return headdim == 256 ? 64 : 128; }
-// Causal thread blocks run longest first within sections of this many (kv head, batch) rows, so
-// that the blocks running together (one per SM) are several key blocks of each row and share its
-// Q, dO and dQ accumulator rows in L2 (fa2_bwd.cu has the measurements behind the value).
-inline constexpr int kCausalSectionRows = 8;
+// Causal thread blocks run longest first within sections of (kv head, batch) rows, so that the
+// blocks running together (one per SM) are several key blocks of each row and share its Q, dO and
+// dQ accumulator rows in L2: sections of 8 rows where a row has at least 32 key blocks, more rows
+// where it has fewer (at most 32), so that a section holds about 256 blocks, two waves of a
+// Hopper's 132 SMs, and the longest blocks of the last sections do not start late (fa2_bwd.cu has
+// the measurements behind the values).
+constexpr int causal_section_rows(int key_blocks) {
+  const int rows = (256 + key_blocks - 1) / key_blocks;
+  return rows < 8 ? 8 : rows > 32 ? 32 : rows;
+}
 
 }  // namespace fa4::fa2_bwd_tiles

@@ -10,7 +10,7 @@
 //      of its GQA group and, per head, the query blocks of kBlockM rows that see any of its keys
 //      (causal: from the block holding row key0 - (seqlen_k - seqlen_q) on; the blocks ordered
 //      longest first within sections of kv head and batch rows,
-//      core/fa2_bwd_tiles.hpp's kCausalSectionRows). Per query block:
+//      core/fa2_bwd_tiles.hpp's causal_section_rows). Per query block:
 //        S  = Q K^T                    P = 2^(S * scale*log2e - LSE*log2e)   (masked: P = 0)
 //        dP = dO V^T                   dS = P o (dP - D)
 //        dV += P^T dO                  dK += dS^T Q        dQ_acc += dS K (float32, atomics)
@@ -353,24 +353,26 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const float* shared_floats = reinterpret_cast<const float*>(shared_bytes);
 
   // The block's key block, kv head and batch from its linear index. Causal: in sections of
-  // fa2_bwd_tiles::kCausalSectionRows (kv head, batch) rows, key block slowest, so the blocks with
-  // the most query blocks to walk (the first key blocks) start first and the short ones fill the
-  // tail, while the blocks running together are several key blocks of each row of the section and
-  // share its Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512 and
-  // s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower on a lent H200; in
-  // sections of 32 rows, hd256 causal s4096 (32 rows, four key blocks of each running) took 3.2 or
-  // 4.4 ms from sample to sample on a lent H100, against 3.16-3.19 ms in sections of 8
-  // (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running together
-  // share one GQA group's rows.
+  // fa2_bwd_tiles::causal_section_rows (kv head, batch) rows, key block slowest, so the blocks
+  // with the most query blocks to walk (the first key blocks) start first and the short ones fill
+  // the tail, while the blocks running together are several key blocks of each row of the section
+  // and share its Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512
+  // and s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower on a lent H200;
+  // in sections of 32 rows, hd256 causal s4096 (32 rows, four key blocks of each running) took 3.2
+  // or 4.4 ms from sample to sample on a lent H100, against 3.16-3.19 ms in sections of 8; where a
+  // row has at most 8 key blocks, sections of 8 rows (64 blocks) ran 1-5% slower than of 32 on a
+  // lent H200 (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running
+  // together share one GQA group's rows.
   const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
   const int head_rows = int(gridDim.x) / key_blocks;  // kv heads x batch
   const int linear = int(blockIdx.x);
   int n_block = linear % key_blocks;
   int head_row = linear / key_blocks;
   if (p.causal) {
-    const int section = linear / (fa2_bwd_tiles::kCausalSectionRows * key_blocks);
-    const int first_row = section * fa2_bwd_tiles::kCausalSectionRows;
-    const int rows = min(fa2_bwd_tiles::kCausalSectionRows, head_rows - first_row);
+    const int section_rows = fa2_bwd_tiles::causal_section_rows(key_blocks);
+    const int section = linear / (section_rows * key_blocks);
+    const int first_row = section * section_rows;
+    const int rows = min(section_rows, head_rows - first_row);
     const int in_section = linear - first_row * key_blocks;
     n_block = in_section / rows;
     head_row = first_row + in_section % rows;
