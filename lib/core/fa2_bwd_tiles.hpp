@@ -21,4 +21,13 @@ constexpr int causal_section_rows(int key_blocks) {
   return rows < 8 ? 8 : rows > 32 ? 32 : rows;
 }
 
+// Whether a causal GQA group's query heads get a thread block each (dK and dV of each head into
+// the workspace, summed by the group reduction after the main kernel) instead of one block
+// walking them all: a block that walks the group holds the Q, dO and dQ accumulator rows of all
+// its heads in flight.
+constexpr bool split_gqa_groups(bool causal, int heads_per_kv_head, long long seqlen_q,
+                                int headdim) {
+  return causal && heads_per_kv_head >= 4 && seqlen_q >= 4096 && headdim >= 128;
+}
+
 }  // namespace fa4::fa2_bwd_tiles

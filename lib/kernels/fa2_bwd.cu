@@ -161,6 +161,8 @@ struct BwdParams {
   int heads_q;
   int heads_kv;
   int heads_per_kv_head;
+  int row_heads;     // heads per batch in the grid: heads_kv, or heads_q where groups are split
+  int walked_heads;  // query heads a block walks: heads_per_kv_head, or 1 where split
   bool causal;
   float scale;  // softmax scale (the exp step's scale times log2(e) is T::kScaleLog2)
 };
@@ -364,7 +366,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   // lent H200 (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running
   // together share one GQA group's rows.
   const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
-  const int head_rows = int(gridDim.x) / key_blocks;  // kv heads x batch
+  const int head_rows = int(gridDim.x) / key_blocks;  // row heads x batch
   const int linear = int(blockIdx.x);
   int n_block = linear % key_blocks;
   int head_row = linear / key_blocks;
@@ -377,8 +379,10 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     n_block = in_section / rows;
     head_row = first_row + in_section % rows;
   }
-  const int kv_head = head_row % p.heads_kv;
-  const int batch = head_row / p.heads_kv;
+  const int row_head = head_row % p.row_heads;
+  const int batch = head_row / p.row_heads;
+  const int first_head = row_head * p.walked_heads;  // the first query head the block walks
+  const int kv_head = first_head / p.heads_per_kv_head;
   const int warp = int(threadIdx.x) / kWarpSize;
   const int lane = int(threadIdx.x) % kWarpSize;
   const int key0 = n_block * T::kBlockN;
@@ -388,7 +392,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const int m_blocks = (p.seqlen_q + T::kBlockM - 1) / T::kBlockM;
   const int m_begin = p.causal ? min(m_blocks, max(0, key0 - causal_shift) / T::kBlockM) : 0;
   const int per_head = m_blocks - m_begin;
-  const int iterations = per_head * p.heads_per_kv_head;
+  const int iterations = per_head * p.walked_heads;
 
   const std::int64_t kv_offset =
       ((std::int64_t(batch) * p.heads_kv + kv_head) * p.seqlen_k + key0) * T::kHeadDim;
@@ -397,7 +401,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
                                    p.seqlen_k - key0);
     copy_tile_async<T, T::kBlockN>(shared + T::kVOffset,
                                    static_cast<const Element*>(p.v) + kv_offset, p.seqlen_k - key0);
-    copy_query_block_async<T>(shared, 0, p, batch, kv_head * p.heads_per_kv_head, m_begin);
+    copy_query_block_async<T>(shared, 0, p, batch, first_head, m_begin);
     cp_async_commit();
   }
 
@@ -419,7 +423,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const LaneOffsets<kDimRowBytes> dq_b = b_transposed<kDimRowBytes>(dq_col0, lane);  // K
 
   for (int it = 0; it < iterations; ++it) {
-    const int head = kv_head * p.heads_per_kv_head + it / per_head;
+    const int head = first_head + it / per_head;
     const int m_block = m_begin + it % per_head;
     const int m0 = m_block * T::kBlockM;
     const int stage = it % 2;
@@ -431,8 +435,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     __syncthreads();     // ... for every warp; every warp is done with the previous block
     if (it + 1 < iterations) {
       const int next = it + 1;
-      copy_query_block_async<T>(shared, 1 - stage, p, batch,
-                                kv_head * p.heads_per_kv_head + next / per_head,
+      copy_query_block_async<T>(shared, 1 - stage, p, batch, first_head + next / per_head,
                                 m_begin + next % per_head);
       cp_async_commit();
     }
@@ -556,9 +559,13 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     }
   }
 
-  // Epilogue: dK (scaled) and dV of the block's valid keys, 4-byte stores.
-  Element* dk_out = static_cast<Element*>(p.dk) + kv_offset;
-  Element* dv_out = static_cast<Element*>(p.dv) + kv_offset;
+  // Epilogue: dK (scaled) and dV of the block's valid keys, 4-byte stores, into the kv head's
+  // rows or (groups split) this query head's share of them in the workspace's partials.
+  const std::int64_t out_offset =
+      ((std::int64_t(batch) * p.row_heads + first_head / p.walked_heads) * p.seqlen_k + key0) *
+      T::kHeadDim;
+  Element* dk_out = static_cast<Element*>(p.dk) + out_offset;
+  Element* dv_out = static_cast<Element*>(p.dv) + out_offset;
 #pragma unroll
   for (int mt = 0; mt < Kv::kMTiles; ++mt)
 #pragma unroll
@@ -614,8 +621,20 @@ std::int64_t key_blocks(const AttnShape& shape) {
   return block == 0 ? 0 : (shape.seqlen_k + block - 1) / block;
 }
 
+bool splits_groups(const AttnShape& shape) {
+  return fa2_bwd_tiles::split_gqa_groups(shape.causal, int(shape.heads_q / shape.heads_kv),
+                                         shape.seqlen_q, int(shape.headdim));
+}
+
+// Heads per batch in the main kernel's grid: one row of blocks per kv head, or per query head
+// where the groups are split.
+std::int64_t row_heads(const AttnShape& shape) {
+  return splits_groups(shape) ? shape.heads_q : shape.heads_kv;
+}
+
 bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic) {
-  return bwd::workspace_layout(shape, deterministic ? key_blocks(shape) : 1);
+  return bwd::workspace_layout(shape, deterministic ? key_blocks(shape) : 1,
+                               splits_groups(shape));
 }
 
 // Launches fa2_bwd_kernel<T, Deterministic>, its shared-memory limit raised on the first call.
@@ -639,8 +658,8 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .k = buffers.k,
                          .v = buffers.v,
                          .dout = buffers.dout,
-                         .dk = buffers.dk,
-                         .dv = buffers.dv,
+                         .dk = layout.key_grad_partials ? arrays.dk_partials : buffers.dk,
+                         .dv = layout.key_grad_partials ? arrays.dv_partials : buffers.dv,
                          .lse_log2 = arrays.lse_log2,
                          .d = arrays.d,
                          .dq_accum = arrays.dq_accum,
@@ -651,9 +670,11 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .heads_q = int(shape.heads_q),
                          .heads_kv = int(shape.heads_kv),
                          .heads_per_kv_head = int(shape.heads_q / shape.heads_kv),
+                         .row_heads = int(row_heads(shape)),
+                         .walked_heads = int(shape.heads_q / row_heads(shape)),
                          .causal = shape.causal,
                          .scale = float(scale)};
-  const dim3 grid(unsigned(key_blocks(shape) * shape.heads_kv * shape.batch));
+  const dim3 grid(unsigned(key_blocks(shape) * row_heads(shape) * shape.batch));
   return deterministic ? launch_kernel<T, true>(grid, params, stream)
                        : launch_kernel<T, false>(grid, params, stream);
 }
@@ -688,6 +709,8 @@ Status launch_passes(const AttnShape& shape, const AttnBuffers& buffers, bool de
           ? launch_main_for_element<__nv_bfloat16>(shape, buffers, layout, deterministic, stream)
           : launch_main_for_element<__half>(shape, buffers, layout, deterministic, stream);
   if (!main) return main;
+  if (layout.key_grad_partials)
+    if (Status s = bwd::launch_group_reduce(shape, buffers, layout, stream); !s) return s;
   return bwd::launch_dq_convert(shape, buffers, layout, key_block(shape), stream);
 }
 
@@ -700,8 +723,9 @@ Status launch_deterministic(const AttnShape& shape, const AttnBuffers& buffers, 
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps&) {
   if (auto reason = unsupported_tiled_shape("fa2_bwd", shape)) return reason;
-  if (key_blocks(shape) * shape.heads_kv * shape.batch > std::numeric_limits<int>::max())
-    return "fa2_bwd launches one thread block per key block, kv head and batch: at most 2^31 - 1";
+  if (key_blocks(shape) * row_heads(shape) * shape.batch > std::numeric_limits<int>::max())
+    return "fa2_bwd launches one thread block per key block, kv head (or query head, where it "
+           "splits the GQA groups) and batch: at most 2^31 - 1";
   return std::nullopt;
 }
 

@@ -52,7 +52,8 @@ std::vector<ShapeCase> shape_cases() {
     cases.push_back({"s4096_causal_" + type, shape_of(1, 2, 2, 4096, 4096, 128, true, dtype)});
     cases.push_back({"d128_dv64_" + type, shape_of(1, 4, 2, 200, 300, 128, false, dtype, 64)});
     cases.push_back({"one_head_s777_" + type, shape_of(1, 1, 1, 777, 777, 128, true, dtype)});
-    // Causal GQA long enough that fa3_bwd splits the groups (core/fa3_tiles.hpp).
+    // Causal GQA long enough that fa3_bwd and fa2_bwd split the groups (core/fa3_tiles.hpp,
+    // core/fa2_bwd_tiles.hpp).
     cases.push_back(
         {"gqa8to2_q4100_k4200_causal_" + type, shape_of(1, 8, 2, 4100, 4200, 128, true, dtype)});
     cases.push_back(
