@@ -23,11 +23,15 @@ constexpr int causal_section_rows(int key_blocks) {
 
 // Whether a causal GQA group's query heads get a thread block each (dK and dV of each head into
 // the workspace, summed by the group reduction after the main kernel) instead of one block
-// walking them all: a block that walks the group holds the Q, dO and dQ accumulator rows of all
-// its heads in flight.
+// walking them all, which holds the Q, dO and dQ accumulator rows of all its heads in flight.
+// Measured on a lent H200 (hd128 causal, ms, group walk / split; fa2_bwd.cu's notes): groups of
+// 16 at s16384 81.1 / 75.9, groups of 8 at s8192 20.0 / 19.6 and s32768 157.5 / 149.6; but groups
+// of 4 at s4096 5.04 / 5.35 and s8192 9.61 / 9.90, and hd256's groups of 4 at s4096-16384 3-6%
+// slower. Only hd128's kernel has the split compiled in (kSplitGroupsHeadDim).
+inline constexpr int kSplitGroupsHeadDim = 128;
 constexpr bool split_gqa_groups(bool causal, int heads_per_kv_head, long long seqlen_q,
                                 int headdim) {
-  return causal && heads_per_kv_head >= 4 && seqlen_q >= 4096 && headdim >= 128;
+  return causal && heads_per_kv_head >= 8 && seqlen_q >= 8192 && headdim == kSplitGroupsHeadDim;
 }
 
 }  // namespace fa4::fa2_bwd_tiles

@@ -20,6 +20,9 @@
 //      dK is scaled by the softmax scale on the way out; dK and dV need no atomics (the block owns
 //      its keys and sums the group's heads itself).
 //   3. dQ conversion (bwd_common): dQ = scale * dQ_acc in the dtype.
+//   Long causal GQA groups at hd128 (core/fa2_bwd_tiles.hpp's split_gqa_groups): step 2 runs one
+//   thread block per (key block, query head, batch), each storing its head's share of dK and dV
+//   into the workspace, and the group reduction (bwd_common) sums each group's shares.
 //   Deterministic variant: step 2 writes key block j's dQ contribution with plain stores into
 //   workspace slot j instead of adding atomically, and step 3 sums the slots in key-block order.
 //   Its workspace holds ceil(seqlen_k / kBlockN) float32 copies of dQ (padded rows).
@@ -161,8 +164,6 @@ struct BwdParams {
   int heads_q;
   int heads_kv;
   int heads_per_kv_head;
-  int row_heads;     // heads per batch in the grid: heads_kv, or heads_q where groups are split
-  int walked_heads;  // query heads a block walks: heads_per_kv_head, or 1 where split
   bool causal;
   float scale;  // softmax scale (the exp step's scale times log2(e) is T::kScaleLog2)
 };
@@ -344,7 +345,9 @@ __device__ __forceinline__ void store_scores(unsigned char* tile, const PackedSc
 }
 
 // Deterministic: dQ parts stored into key block n_block's slot instead of added atomically.
-template <class T, bool Deterministic>
+// SplitGroups: one block per (key block, query head, batch), walking that head only, its dK and dV
+// shares stored into the workspace's per-query-head partials (p.dk, p.dv point there).
+template <class T, bool Deterministic, bool SplitGroups>
 __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p) {
   using Element = typename T::Element;
   using Sdp = typename T::Sdp;
@@ -366,7 +369,8 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   // lent H200 (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running
   // together share one GQA group's rows.
   const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
-  const int head_rows = int(gridDim.x) / key_blocks;  // row heads x batch
+  const int row_heads = SplitGroups ? p.heads_q : p.heads_kv;  // heads per batch in the grid
+  const int head_rows = int(gridDim.x) / key_blocks;             // row heads x batch
   const int linear = int(blockIdx.x);
   int n_block = linear % key_blocks;
   int head_row = linear / key_blocks;
@@ -379,10 +383,11 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     n_block = in_section / rows;
     head_row = first_row + in_section % rows;
   }
-  const int row_head = head_row % p.row_heads;
-  const int batch = head_row / p.row_heads;
-  const int first_head = row_head * p.walked_heads;  // the first query head the block walks
-  const int kv_head = first_head / p.heads_per_kv_head;
+  const int row_head = head_row % row_heads;
+  const int batch = head_row / row_heads;
+  const int walked_heads = SplitGroups ? 1 : p.heads_per_kv_head;  // query heads walked
+  const int first_head = SplitGroups ? row_head : row_head * p.heads_per_kv_head;
+  const int kv_head = SplitGroups ? row_head / p.heads_per_kv_head : row_head;
   const int warp = int(threadIdx.x) / kWarpSize;
   const int lane = int(threadIdx.x) % kWarpSize;
   const int key0 = n_block * T::kBlockN;
@@ -392,7 +397,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   const int m_blocks = (p.seqlen_q + T::kBlockM - 1) / T::kBlockM;
   const int m_begin = p.causal ? min(m_blocks, max(0, key0 - causal_shift) / T::kBlockM) : 0;
   const int per_head = m_blocks - m_begin;
-  const int iterations = per_head * p.walked_heads;
+  const int iterations = per_head * walked_heads;
 
   const std::int64_t kv_offset =
       ((std::int64_t(batch) * p.heads_kv + kv_head) * p.seqlen_k + key0) * T::kHeadDim;
@@ -562,8 +567,9 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
   // Epilogue: dK (scaled) and dV of the block's valid keys, 4-byte stores, into the kv head's
   // rows or (groups split) this query head's share of them in the workspace's partials.
   const std::int64_t out_offset =
-      ((std::int64_t(batch) * p.row_heads + first_head / p.walked_heads) * p.seqlen_k + key0) *
-      T::kHeadDim;
+      SplitGroups ? ((std::int64_t(batch) * p.heads_q + first_head) * p.seqlen_k + key0) *
+                        T::kHeadDim
+                  : kv_offset;
   Element* dk_out = static_cast<Element*>(p.dk) + out_offset;
   Element* dv_out = static_cast<Element*>(p.dv) + out_offset;
 #pragma unroll
@@ -628,7 +634,7 @@ bool splits_groups(const AttnShape& shape) {
 
 // Heads per batch in the main kernel's grid: one row of blocks per kv head, or per query head
 // where the groups are split.
-std::int64_t row_heads(const AttnShape& shape) {
+std::int64_t grid_row_heads(const AttnShape& shape) {
   return splits_groups(shape) ? shape.heads_q : shape.heads_kv;
 }
 
@@ -637,10 +643,11 @@ bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic) {
                                splits_groups(shape));
 }
 
-// Launches fa2_bwd_kernel<T, Deterministic>, its shared-memory limit raised on the first call.
-template <class T, bool Deterministic>
+// Launches fa2_bwd_kernel<T, Deterministic, SplitGroups>, its shared-memory limit raised on the
+// first call.
+template <class T, bool Deterministic, bool SplitGroups>
 Status launch_kernel(const dim3 grid, const BwdParams& params, Stream stream) {
-  const auto kernel = fa2_bwd_kernel<T, Deterministic>;
+  const auto kernel = fa2_bwd_kernel<T, Deterministic, SplitGroups>;
   static const cudaError_t opt_in =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
   if (Status status = cuda_status(opt_in, "fa2_bwd: raising the shared-memory limit"); !status)
@@ -670,13 +677,16 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .heads_q = int(shape.heads_q),
                          .heads_kv = int(shape.heads_kv),
                          .heads_per_kv_head = int(shape.heads_q / shape.heads_kv),
-                         .row_heads = int(row_heads(shape)),
-                         .walked_heads = int(shape.heads_q / row_heads(shape)),
                          .causal = shape.causal,
                          .scale = float(scale)};
-  const dim3 grid(unsigned(key_blocks(shape) * row_heads(shape) * shape.batch));
-  return deterministic ? launch_kernel<T, true>(grid, params, stream)
-                       : launch_kernel<T, false>(grid, params, stream);
+  const dim3 grid(unsigned(key_blocks(shape) * grid_row_heads(shape) * shape.batch));
+  if constexpr (T::kHeadDim == fa2_bwd_tiles::kSplitGroupsHeadDim) {
+    if (layout.key_grad_partials)
+      return deterministic ? launch_kernel<T, true, true>(grid, params, stream)
+                           : launch_kernel<T, false, true>(grid, params, stream);
+  }
+  return deterministic ? launch_kernel<T, true, false>(grid, params, stream)
+                       : launch_kernel<T, false, false>(grid, params, stream);
 }
 
 template <typename Element>
@@ -723,7 +733,7 @@ Status launch_deterministic(const AttnShape& shape, const AttnBuffers& buffers, 
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps&) {
   if (auto reason = unsupported_tiled_shape("fa2_bwd", shape)) return reason;
-  if (key_blocks(shape) * row_heads(shape) * shape.batch > std::numeric_limits<int>::max())
+  if (key_blocks(shape) * grid_row_heads(shape) * shape.batch > std::numeric_limits<int>::max())
     return "fa2_bwd launches one thread block per key block, kv head (or query head, where it "
            "splits the GQA groups) and batch: at most 2^31 - 1";
   return std::nullopt;

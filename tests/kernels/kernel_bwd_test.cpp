@@ -58,6 +58,8 @@ std::vector<ShapeCase> shape_cases() {
         {"gqa8to2_q4100_k4200_causal_" + type, shape_of(1, 8, 2, 4100, 4200, 128, true, dtype)});
     cases.push_back(
         {"gqa4to1_s4100_causal_" + type, shape_of(1, 4, 1, 4100, 4100, 256, true, dtype)});
+    cases.push_back(
+        {"gqa8to1_s8200_causal_" + type, shape_of(1, 8, 1, 8200, 8200, 128, true, dtype)});
     cases.push_back({"batch256_s40_" + type, shape_of(256, 2, 2, 40, 40, 64, true, dtype)});
   }
   return cases;
