@@ -27,7 +27,8 @@ constexpr int causal_section_rows(int key_blocks) {
 // Measured on a lent H200 (hd128 causal, ms, group walk / split; fa2_bwd.cu's notes): groups of
 // 16 at s16384 81.1 / 75.9, groups of 8 at s8192 20.0 / 19.6 and s32768 157.5 / 149.6; but groups
 // of 4 at s4096 5.04 / 5.35 and s8192 9.61 / 9.90, and hd256's groups of 4 at s4096-16384 3-6%
-// slower. Only hd128's kernel has the split compiled in (kSplitGroupsHeadDim).
+// slower. Only hd128's kernel has the split compiled in (kSplitGroupsHeadDim), and only fa2_bwd's:
+// fa2_bwd_deterministic walks the groups.
 inline constexpr int kSplitGroupsHeadDim = 128;
 constexpr bool split_gqa_groups(bool causal, int heads_per_kv_head, long long seqlen_q,
                                 int headdim) {

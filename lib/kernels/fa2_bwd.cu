@@ -20,9 +20,10 @@
 //      dK is scaled by the softmax scale on the way out; dK and dV need no atomics (the block owns
 //      its keys and sums the group's heads itself).
 //   3. dQ conversion (bwd_common): dQ = scale * dQ_acc in the dtype.
-//   Long causal GQA groups at hd128 (core/fa2_bwd_tiles.hpp's split_gqa_groups): step 2 runs one
-//   thread block per (key block, query head, batch), each storing its head's share of dK and dV
-//   into the workspace, and the group reduction (bwd_common) sums each group's shares.
+//   Long causal GQA groups at hd128 (core/fa2_bwd_tiles.hpp's split_gqa_groups; fa2_bwd, not the
+//   deterministic variant): step 2 runs one thread block per (key block, query head, batch), each
+//   storing its head's share of dK and dV into the workspace, and the group reduction
+//   (bwd_common) sums each group's shares.
 //   Deterministic variant: step 2 writes key block j's dQ contribution with plain stores into
 //   workspace slot j instead of adding atomically, and step 3 sums the slots in key-block order.
 //   Its workspace holds ceil(seqlen_k / kBlockN) float32 copies of dQ (padded rows).
@@ -627,20 +628,17 @@ std::int64_t key_blocks(const AttnShape& shape) {
   return block == 0 ? 0 : (shape.seqlen_k + block - 1) / block;
 }
 
-bool splits_groups(const AttnShape& shape) {
-  return fa2_bwd_tiles::split_gqa_groups(shape.causal, int(shape.heads_q / shape.heads_kv),
+// The deterministic variant walks the groups: split, its hd128 kernel spilled 40 B and ran 1.9%
+// slower at 64/8 heads s8192 on a lent H200.
+bool splits_groups(const AttnShape& shape, bool deterministic) {
+  return !deterministic &&
+         fa2_bwd_tiles::split_gqa_groups(shape.causal, int(shape.heads_q / shape.heads_kv),
                                          shape.seqlen_q, int(shape.headdim));
-}
-
-// Heads per batch in the main kernel's grid: one row of blocks per kv head, or per query head
-// where the groups are split.
-std::int64_t grid_row_heads(const AttnShape& shape) {
-  return splits_groups(shape) ? shape.heads_q : shape.heads_kv;
 }
 
 bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic) {
   return bwd::workspace_layout(shape, deterministic ? key_blocks(shape) : 1,
-                               splits_groups(shape));
+                               splits_groups(shape, deterministic));
 }
 
 // Launches fa2_bwd_kernel<T, Deterministic, SplitGroups>, its shared-memory limit raised on the
@@ -679,11 +677,11 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .heads_per_kv_head = int(shape.heads_q / shape.heads_kv),
                          .causal = shape.causal,
                          .scale = float(scale)};
-  const dim3 grid(unsigned(key_blocks(shape) * grid_row_heads(shape) * shape.batch));
+  // One row of blocks per kv head, or per query head where the groups are split.
+  const std::int64_t row_heads = layout.key_grad_partials ? shape.heads_q : shape.heads_kv;
+  const dim3 grid(unsigned(key_blocks(shape) * row_heads * shape.batch));
   if constexpr (T::kHeadDim == fa2_bwd_tiles::kSplitGroupsHeadDim) {
-    if (layout.key_grad_partials)
-      return deterministic ? launch_kernel<T, true, true>(grid, params, stream)
-                           : launch_kernel<T, false, true>(grid, params, stream);
+    if (layout.key_grad_partials) return launch_kernel<T, false, true>(grid, params, stream);
   }
   return deterministic ? launch_kernel<T, true, false>(grid, params, stream)
                        : launch_kernel<T, false, false>(grid, params, stream);
@@ -733,9 +731,9 @@ Status launch_deterministic(const AttnShape& shape, const AttnBuffers& buffers, 
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps&) {
   if (auto reason = unsupported_tiled_shape("fa2_bwd", shape)) return reason;
-  if (key_blocks(shape) * grid_row_heads(shape) * shape.batch > std::numeric_limits<int>::max())
-    return "fa2_bwd launches one thread block per key block, kv head (or query head, where it "
-           "splits the GQA groups) and batch: at most 2^31 - 1";
+  if (key_blocks(shape) * shape.heads_q * shape.batch > std::numeric_limits<int>::max())
+    return "fa2_bwd launches up to one thread block per key block, query head and batch: at most "
+           "2^31 - 1";
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/fa2_bwd_tiles.hpp"
 #include "core/fa3_tiles.hpp"
 #include "model/factors.hpp"
 
@@ -171,10 +172,12 @@ std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& s, const Options& o) {
   return fa3_tiles::bwd_dq_bulk_reduce(int(s.headdim)) ? *o.lab_fa3_backward : DqAdd::atomics;
 }
 
-bool lab_fa3_splits_groups(const AttnShape& s, const Options& o) {
-  return o.lab_fa3_backward &&
-         fa3_tiles::bwd_split_gqa_groups(s.causal, int(s.heads_q / s.heads_kv), s.seqlen_q,
-                                         int(s.headdim));
+bool lab_splits_groups(const AttnShape& s, const Options& o) {
+  const int group = int(s.heads_q / s.heads_kv);
+  if (o.lab_fa3_backward)
+    return fa3_tiles::bwd_split_gqa_groups(s.causal, group, s.seqlen_q, int(s.headdim));
+  return o.algorithm == Algorithm::fa2 && o.pass == Pass::bwd && !o.deterministic &&
+         fa2_bwd_tiles::split_gqa_groups(s.causal, group, s.seqlen_q, int(s.headdim));
 }
 
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {

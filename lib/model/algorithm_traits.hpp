@@ -66,10 +66,11 @@ bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pas
 // left for the staging tile). 1 pass otherwise, and for every other configuration.
 int lab_fa3_backward_passes(const AttnShape& shape, const Options& options);
 std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& shape, const Options& options);
-// Whether the lab's fa3_bwd splits the shape's GQA groups into their query heads (each tile one
-// query head's, dK and dV partials summed by a launch after the main kernel;
-// core/fa3_tiles.hpp's bwd_split_gqa_groups).
-bool lab_fa3_splits_groups(const AttnShape& shape, const Options& options);
+// Whether the lab's backward kernel splits the shape's GQA groups into their query heads (each
+// tile one query head's, dK and dV partials summed by a launch after the main kernel): fa3_bwd by
+// core/fa3_tiles.hpp's bwd_split_gqa_groups, fa2_bwd (not the deterministic variant) by
+// core/fa2_bwd_tiles.hpp's split_gqa_groups.
+bool lab_splits_groups(const AttnShape& shape, const Options& options);
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

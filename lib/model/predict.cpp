@@ -274,11 +274,11 @@ double key_grad_bytes(const AttnShape& s, double heads) {
 }
 
 // The launches after a GQA backward's main kernel that sum each group's dK, dV partials, stored
-// per query head: one where the lab's fa3_bwd splits the groups (core/fa3_tiles.hpp), two for
-// cuDNN (Options::group_reduced_key_grads); 0 where dK and dV leave summed.
-int key_grad_reduce_launches(const AttnShape& s, const Options& o) {
+// per query head: one where the lab's fa3_bwd or fa2_bwd splits the groups (lab_splits_groups),
+// two for cuDNN (Options::group_reduced_key_grads); 0 where dK and dV leave summed.
+int key_grad_reduce_launches(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
   if (o.pass != Pass::bwd || s.heads_q == s.heads_kv) return 0;
-  if (lab_fa3_splits_groups(s, o)) return 1;
+  if (lab_backward(gpu, o) && lab_splits_groups(s, o)) return 1;
   return o.group_reduced_key_grads ? 2 : 0;
 }
 
@@ -304,8 +304,8 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
 void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
                     double cta_overhead_cycles) {
   const bool persistent = is_persistent(p.algorithm);
-  // Our backward kernels walk a GQA group per CTA unless fa3_bwd splits it (one query head each).
-  const double heads_per_cta = lab_backward(gpu, o) && !lab_fa3_splits_groups(s, o)
+  // Our backward kernels walk a GQA group per CTA unless they split it (one query head each).
+  const double heads_per_cta = lab_backward(gpu, o) && !lab_splits_groups(s, o)
                                    ? double(s.heads_q) / double(s.heads_kv)
                                    : 1;
   const Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
@@ -331,7 +331,7 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   }
   // Group-reduced dK, dV: the main kernel stores every query head's partials instead of each kv
   // head's sums, and the reduction launches read them and write the sums after it.
-  if (const int reduce = key_grad_reduce_launches(s, o)) {
+  if (const int reduce = key_grad_reduce_launches(gpu, s, o)) {
     const double partials = key_grad_bytes(s, double(s.heads_q));
     const double sums = key_grad_bytes(s, double(s.heads_kv));
     hbm_bytes += partials - sums;
