@@ -186,7 +186,7 @@ const LaterRun kLaterRuns[] = {
     {"2026-11-27-h200-fa2-llama3-2.db", "h200", {{"fa2_bwd", 3.5}}, {{"fa2_bwd", 1}}, 0,
      kAllRows},
     // Commit 313975f (sections of 32 rows), a session later: the FA3-paper sweep on the lent H200,
-    // -5.1% to +4.2%, and on the lent H100, -6.1% to +0.2% (hd256 causal s4096, 32 rows, not
+    // -5.1% to +4.4%, and on the lent H100, -6.1% to +2.7% (hd256 causal s4096, 32 rows, not
     // checked: its samples split between 3.2 and 4.4 ms); the Llama-3 shapes of eight rows and of
     // eight key blocks a row (s1024) on the H200 whose groups are walked today, -1.1% to -0.7%.
     {"2026-11-27-h200-fa2-bwd-3.db", "h200", {{"fa2_bwd", 5.5}}, {{"fa2_bwd", 24}}, 0,
