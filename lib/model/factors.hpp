@@ -320,8 +320,16 @@ inline constexpr double kBlackwellPersistentTileOverheadCycles = 6000;
 // many of its own tile times before its adds can start. Fitted to the record's "fit" figures
 // of deterministic backward passes (cuDNN on GB200, GB300, B300, H200; FA4 on GB200). FA4's cost
 // falls with the sequence as this rule does (-26% at 2k, -5% at 32k on GB200); cuDNN's stays
-// near 12% on GB200 and near none on B300, which one rule cannot follow.
+// near 12% on GB200 and near none on B300, which one rule cannot follow: cuDNN's bf16 and fp16
+// deterministic backward is priced by kCudnnDeterministicShare instead.
 inline constexpr double kDeterministicWaitTiles = 4;
+// cuDNN's deterministic backward (bf16, fp16) runs at about a constant share of its plain
+// backward's throughput over the sequence: the record's pairs of the same CSV and shape give
+// 0.84-0.90 on GB200 (cuDNN 9.19, s2048-32768, both masks) and 0.97-1.04 on B300 (cuDNN 9.24),
+// with no fall toward 1 at long sequences as FA4's chained waits show. The model prices it as the
+// plain kernel (its group reduction included) at this share. Fitted to the record's "fit" figures
+// of cuDNN's bf16 deterministic backward (GB200, GB300, B300, H200).
+inline constexpr double kCudnnDeterministicShare = 0.875;
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
 // fluid bound (list scheduling); persistent longest-first schedulers end at the fluid bound.
@@ -362,6 +370,7 @@ enum class Reported {
   tile_overhead_cycles,            // kHopperPersistentTileOverheadCycles
   blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
   deterministic_wait_tiles,        // kDeterministicWaitTiles
+  cudnn_deterministic_share,       // kCudnnDeterministicShare
   fa2_backward_rereads,            // kFa2BackwardWarpGridRereads
   fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare
   key_block_io_exposure,           // kBackwardKeyBlockIoExposure

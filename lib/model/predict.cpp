@@ -525,7 +525,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     p.factors.push_back(factors::reported(factors::Reported::blackwell_tile_overhead_cycles,
                                           factors::kBlackwellPersistentTileOverheadCycles));
   }
-  if (o.deterministic) {
+  if (o.deterministic && !o.deterministic_by_share) {
     // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
     // reach it before its first add (factors.hpp, kDeterministicWaitTiles).
     overhead += factors::kDeterministicWaitTiles * p.tile_time_cycles;
@@ -627,6 +627,11 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
   add_common_factors(gpu, p);
   Result<Prediction> out = predict_family(gpu, s, o, std::move(p));
   if (!out) return out;
+  if (o.deterministic && o.deterministic_by_share) {
+    out->time_s /= factors::kCudnnDeterministicShare;
+    out->factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_share,
+                                             factors::kCudnnDeterministicShare));
+  }
   out->tflops = out->flops / out->time_s / 1e12;
   out->fraction_of_peak = out->flops / out->time_s / gpu.peak_flops(s.dtype);
   return out;

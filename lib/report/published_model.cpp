@@ -89,7 +89,11 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
             fmt::format("no algorithm of the model stands for {} on {}", f.kernel, gpu.id)};
   o.algorithm = *algorithm;
   o.two_cta = family == "fa4" && !one_cta && f.pass == Pass::bwd && model::is_blackwell(gpu);
-  o.group_reduced_key_grads = is_cudnn(family) && f.pass == Pass::bwd && !o.deterministic;
+  // cuDNN's deterministic backward outside that fp8 routing: its plain kernel at a constant share
+  // (model::factors::kCudnnDeterministicShare), its GQA group reduction included.
+  o.deterministic_by_share = o.deterministic && is_cudnn(family) && !cudnn_fp8_backward;
+  o.group_reduced_key_grads =
+      is_cudnn(family) && f.pass == Pass::bwd && (!o.deterministic || o.deterministic_by_share);
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,
             "a deterministic forward pass is the plain one; the figure is mislabeled"};

@@ -52,6 +52,32 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
 }
 
+// cuDNN's bf16 deterministic backward is its plain backward, GQA group reduction included, at
+// kCudnnDeterministicShare of the throughput; FA4's waits on the dQ chain instead, and cuDNN's fp8
+// backward on Blackwell (routed to its deterministic kernel) keeps that rule too.
+TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOneAtAShare) {
+  PublishedFigure f = figure("gb200", "cudnn-deterministic", Pass::bwd);
+  f.shape = AttnShape{.batch = 2, .heads_q = 64, .heads_kv = 8, .seqlen_q = 8192,
+                      .seqlen_k = 8192, .headdim = 128, .headdim_v = 128, .causal = true};
+  const auto det = modeled_as(f, gpu("gb200")).options;
+  ASSERT_TRUE(det);
+  EXPECT_TRUE(det->deterministic && det->deterministic_by_share && det->group_reduced_key_grads);
+  f.kernel = "cudnn";
+  const auto plain = modeled_as(f, gpu("gb200")).options;
+  ASSERT_TRUE(plain);
+  const auto p_det = model::predict(gpu("gb200"), f.shape, *det);
+  const auto p_plain = model::predict(gpu("gb200"), f.shape, *plain);
+  ASSERT_TRUE(p_det && p_plain);
+  EXPECT_NEAR(p_det->tflops, p_plain->tflops * model::factors::kCudnnDeterministicShare, 1e-6);
+
+  f.kernel = "fa4-deterministic";
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->deterministic_by_share);
+  f.kernel = "cudnn";
+  f.shape.dtype = Dtype::fp8;
+  const auto fp8 = modeled_as(f, gpu("gb200")).options;
+  EXPECT_TRUE(fp8->deterministic && !fp8->deterministic_by_share);
+}
+
 // cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and it
 // walks the whole causal triangle under a sliding window; bf16, Hopper and the forward are not.
 TEST(PublishedModel, CudnnFp8BackwardOnBlackwellIsDeterministicAndWalksTheTriangle) {
