@@ -41,8 +41,8 @@ constexpr SectionEntry kSections[] = {
        return scaling_section(in.gpus, in.measurements);
      }},
     {Section::published, "The model against published figures", "",
-     [](const ReportInputs& in, ReportCharts&) {
-       return published_section(in.gpus, in.published);
+     [](const ReportInputs& in, ReportCharts& charts) {
+       return published_section(in.gpus, in.published, charts);
      }},
     {Section::factors, "The model's factors", "",
      [](const ReportInputs& in, ReportCharts&) { return factors_section(in.gpus, in.published); }},

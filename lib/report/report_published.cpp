@@ -15,6 +15,8 @@
 #include "report/findings.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
+#include "report/record_chart.hpp"
+#include "report/report_charts.hpp"
 #include "report/sections.hpp"
 
 namespace fa4::report {
@@ -197,8 +199,8 @@ std::string outside_bounds_list(const std::vector<const Compared*>& record) {
 }
 
 // The published record (data/published/record): figures copied as published, each with its
-// origin and a role fixed before any fitting.
-std::string record_section(const std::vector<const Compared*>& record) {
+// origin and a role fixed before any fitting; its chart of model against published per GPU.
+std::string record_section(const std::vector<const Compared*>& record, ReportCharts& charts) {
   return fmt::format(
              "### The published record\n\n{} figures read from public repositories and "
              "threads (data/published/record), each modeled as the closest algorithm on the GPU "
@@ -206,7 +208,7 @@ std::string record_section(const std::vector<const Compared*>& record) {
              "bounds (those left out are listed below with the reason), per GPU family and "
              "pass:\n\n",
              record.size()) +
-         held_out_table(record) +
+         held_out_table(record) + charts.embed(record_chart(record)) +
          md::details(
              "Per source, GPU, pass, head dim and dtype, the fit and held-out figures "
              "apart",
@@ -217,7 +219,7 @@ std::string record_section(const std::vector<const Compared*>& record) {
 }  // namespace
 
 std::string published_section(const std::vector<hw::Spec>& gpus,
-                              const std::vector<PublishedFigure>& figures) {
+                              const std::vector<PublishedFigure>& figures, ReportCharts& charts) {
   std::string out =
       heading(Section::published) +
       "For each published or measured figure the model covers, the model's prediction for the "
@@ -249,7 +251,7 @@ std::string published_section(const std::vector<hw::Spec>& gpus,
     out += md::details(fmt::format("The {} figures, one row each", compared.size()),
                        compared_table(compared));
   }
-  if (!record.empty()) out += record_section(record);
+  if (!record.empty()) out += record_section(record, charts);
   if (!context.empty())
     out += "### Context: figures the model does not cover\n\n" +
            md::details(fmt::format("Peers and ablations, {} figures in TFLOP/s, for comparison "

@@ -70,8 +70,9 @@ std::string training_step_subsection(const std::vector<store::MeasurementRow>& r
 // the predicted gain of each FA4 technique, beside our measured fa4 / fa3 on Hopper.
 std::string scaling_section(const std::vector<hw::Spec>& gpus,
                             const std::vector<store::MeasurementRow>& rows);
+// The published section; the record's chart of model against published goes to `charts`.
 std::string published_section(const std::vector<hw::Spec>& gpus,
-                              const std::vector<PublishedFigure>& figures);
+                              const std::vector<PublishedFigure>& figures, ReportCharts& charts);
 std::string factors_section(const std::vector<hw::Spec>& gpus,
                             const std::vector<PublishedFigure>& figures);
 

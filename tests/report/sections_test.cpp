@@ -334,12 +334,37 @@ TEST_F(Sections, PublishedComparesModeledFiguresAndListsTheOthers) {
   ASSERT_TRUE(b200.ok());
   auto p = model::predict(**b200, modeled.shape, {});
   ASSERT_TRUE(p.ok());
-  const std::string s = published_section(gpus, {modeled, peer});
+  const std::string s = published_section(gpus, {modeled, peer}, charts);
   const std::string error = signed_percent(100 * (p->tflops - 1000) / 1000);
   EXPECT_TRUE(contains(s, "| " + integer(p->tflops) + " | " + error + " | held out |")) << s;
   EXPECT_TRUE(contains(s, "- held out (n = 1): mean absolute error")) << s;
   EXPECT_TRUE(contains(s, "| GPU | pass | shape | sdpa-math |")) << s;
   EXPECT_TRUE(contains(s, "| 1234 |")) << s;
+}
+
+// The record's chart: one panel per GPU model, every predicted record figure one point at
+// (published, model), held-out, fit and out-of-bounds apart, beside y = x and the +-10% band.
+TEST_F(Sections, PublishedChartsTheRecordAgainstTheModelPerGpu) {
+  const std::vector<PublishedFigure> figures = testing::real_published();
+  const std::string s = published_section(gpus, figures, charts);
+  const auto chart = std::find_if(charts.figures().begin(), charts.figures().end(),
+                                  [](const Figure& f) { return f.name == "record-vs-model"; });
+  ASSERT_NE(chart, charts.figures().end());
+  EXPECT_TRUE(contains(s, "record-vs-model.svg")) << s;
+  std::size_t points = 0, predicted = 0;
+  for (const FigureVsModel& c : compare_with_model(gpus, figures))
+    if (c.figure->provenance && c.predicted_tflops) ++predicted;
+  for (const Panel& panel : chart->panels) {
+    ASSERT_GE(panel.series.size(), 4u) << panel.title;
+    EXPECT_EQ(panel.series[0].name, "y = x");
+    const ChartPoint& low = panel.series[0].points.front();
+    EXPECT_DOUBLE_EQ(low.x, low.y);
+    EXPECT_NEAR(panel.series[1].points.front().y, low.x * 1.1, 1e-9 * low.x);
+    EXPECT_NEAR(panel.series[2].points.front().y, low.x * 0.9, 1e-9 * low.x);
+    for (std::size_t i = 3; i < panel.series.size(); ++i) points += panel.series[i].points.size();
+  }
+  EXPECT_EQ(points, predicted);
+  EXPECT_GE(chart->panels.size(), 5u);  // H200, B200, GB200, B300, GB300 at least
 }
 
 TEST_F(Sections, PublishedShowsWhyTheModelRefusesAFigure) {
@@ -349,7 +374,7 @@ TEST_F(Sections, PublishedShowsWhyTheModelRefusesAFigure) {
   unknown.kernel = "fa4";
   unknown.modeled_as = model::Algorithm::fa4;
   unknown.tflops = 10;
-  const std::string s = published_section(gpus, {unknown});
+  const std::string s = published_section(gpus, {unknown}, charts);
   EXPECT_TRUE(contains(s, "no-such-gpu")) << s;
   EXPECT_TRUE(contains(s, "- the model refuses 1 figure(s)")) << s;
 }

@@ -1,0 +1,88 @@
+# The model against the published record: one point per figure (TFLOP/s)
+# Written by fa4-analyze. Re-render after restyling with: gnuplot record-vs-model.gp
+set terminal svg size 1560,960 noenhanced font 'Helvetica,12' background rgb 'white'
+set output (exists('svg_file') ? svg_file : 'record-vs-model.svg')
+set datafile separator '\t'
+set grid xtics ytics mxtics mytics lc rgb '#e5e5e5'
+set clip two
+set style fill solid 0.85 border -1
+set multiplot layout 2,3 title 'The model against the published record: one point per figure (TFLOP/s)'
+
+set title 'b200 (36 held out, 22 fit, 54 outside the bounds)'
+set key inside top left Left reverse opaque box lc rgb '#cccccc'
+set xlabel 'published TFLOP/s'
+set ylabel 'model TFLOP/s'
+set logscale x 10
+set logscale y 10
+set xtics autofreq
+set xrange [51.1488:2287]
+set yrange [51.1488:2287]
+plot 'record-vs-model.dat' index 0 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
+     'record-vs-model.dat' index 1 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
+     'record-vs-model.dat' index 2 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
+     'record-vs-model.dat' index 3 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
+     'record-vs-model.dat' index 4 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
+     'record-vs-model.dat' index 5 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
+
+set title 'b300 (36 held out, 24 fit, 0 outside the bounds)'
+set key inside top left Left reverse opaque box lc rgb '#cccccc'
+set xlabel 'published TFLOP/s'
+set ylabel 'model TFLOP/s'
+unset logscale x
+unset logscale y
+set xtics autofreq
+set xrange [693.495:3971.25]
+set yrange [693.495:3971.25]
+plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
+     'record-vs-model.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
+     'record-vs-model.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
+     'record-vs-model.dat' index 9 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
+     'record-vs-model.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
+
+set title 'gb200 (99 held out, 66 fit, 6 outside the bounds)'
+set key inside top left Left reverse opaque box lc rgb '#cccccc'
+set xlabel 'published TFLOP/s'
+set ylabel 'model TFLOP/s'
+set logscale x 10
+set logscale y 10
+set xtics autofreq
+set xrange [49.6:3248.75]
+set yrange [49.6:3248.75]
+plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
+     'record-vs-model.dat' index 12 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
+     'record-vs-model.dat' index 13 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
+     'record-vs-model.dat' index 14 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
+     'record-vs-model.dat' index 15 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
+     'record-vs-model.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
+
+set title 'gb300 (61 held out, 40 fit, 0 outside the bounds)'
+set key inside top left Left reverse opaque box lc rgb '#cccccc'
+set xlabel 'published TFLOP/s'
+set ylabel 'model TFLOP/s'
+set logscale x 10
+set logscale y 10
+set xtics autofreq
+set xrange [54.4:4236.25]
+set yrange [54.4:4236.25]
+plot 'record-vs-model.dat' index 17 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
+     'record-vs-model.dat' index 18 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
+     'record-vs-model.dat' index 19 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
+     'record-vs-model.dat' index 20 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
+     'record-vs-model.dat' index 21 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
+
+set title 'h200 (34 held out, 22 fit, 0 outside the bounds)'
+set key inside top left Left reverse opaque box lc rgb '#cccccc'
+set xlabel 'published TFLOP/s'
+set ylabel 'model TFLOP/s'
+unset logscale x
+unset logscale y
+set xtics autofreq
+set xrange [196.428:1327.5]
+set yrange [196.428:1327.5]
+plot 'record-vs-model.dat' index 22 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
+     'record-vs-model.dat' index 23 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
+     'record-vs-model.dat' index 24 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
+     'record-vs-model.dat' index 25 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
+     'record-vs-model.dat' index 26 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
+
+unset multiplot
