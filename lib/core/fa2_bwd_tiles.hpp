@@ -28,11 +28,13 @@ constexpr int causal_section_rows(int key_blocks) {
 // 16 at s16384 81.1 / 75.9, groups of 8 at s8192 20.0 / 19.6 and s32768 157.5 / 149.6; but groups
 // of 4 at s4096 5.04 / 5.35 and s8192 9.61 / 9.90, and hd256's groups of 4 at s4096-16384 3-6%
 // slower. Only hd128's kernel has the split compiled in (kSplitGroupsHeadDim), and only fa2_bwd's:
-// fa2_bwd_deterministic walks the groups.
+// fa2_bwd_deterministic walks the groups (split, its hd128 kernel spilled 40 B and ran 1.9% slower
+// at 64/8 heads s8192).
 inline constexpr int kSplitGroupsHeadDim = 128;
-constexpr bool split_gqa_groups(bool causal, int heads_per_kv_head, long long seqlen_q,
-                                int headdim) {
-  return causal && heads_per_kv_head >= 8 && seqlen_q >= 8192 && headdim == kSplitGroupsHeadDim;
+constexpr bool split_gqa_groups(bool deterministic, bool causal, int heads_per_kv_head,
+                                long long seqlen_q, int headdim) {
+  return !deterministic && causal && heads_per_kv_head >= 8 && seqlen_q >= 8192 &&
+         headdim == kSplitGroupsHeadDim;
 }
 
 }  // namespace fa4::fa2_bwd_tiles

@@ -628,12 +628,10 @@ std::int64_t key_blocks(const AttnShape& shape) {
   return block == 0 ? 0 : (shape.seqlen_k + block - 1) / block;
 }
 
-// The deterministic variant walks the groups: split, its hd128 kernel spilled 40 B and ran 1.9%
-// slower at 64/8 heads s8192 on a lent H200.
 bool splits_groups(const AttnShape& shape, bool deterministic) {
-  return !deterministic &&
-         fa2_bwd_tiles::split_gqa_groups(shape.causal, int(shape.heads_q / shape.heads_kv),
-                                         shape.seqlen_q, int(shape.headdim));
+  return fa2_bwd_tiles::split_gqa_groups(deterministic, shape.causal,
+                                         int(shape.heads_q / shape.heads_kv), shape.seqlen_q,
+                                         int(shape.headdim));
 }
 
 bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic) {

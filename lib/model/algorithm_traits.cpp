@@ -176,8 +176,9 @@ bool lab_splits_groups(const AttnShape& s, const Options& o) {
   const int group = int(s.heads_q / s.heads_kv);
   if (o.lab_fa3_backward)
     return fa3_tiles::bwd_split_gqa_groups(s.causal, group, s.seqlen_q, int(s.headdim));
-  return o.algorithm == Algorithm::fa2 && o.pass == Pass::bwd && !o.deterministic &&
-         fa2_bwd_tiles::split_gqa_groups(s.causal, group, s.seqlen_q, int(s.headdim));
+  return o.algorithm == Algorithm::fa2 && o.pass == Pass::bwd &&
+         fa2_bwd_tiles::split_gqa_groups(o.deterministic, s.causal, group, s.seqlen_q,
+                                         int(s.headdim));
 }
 
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {

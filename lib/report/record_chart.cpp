@@ -49,18 +49,20 @@ Figure record_chart(const std::vector<const FigureVsModel*>& record) {
   for (auto& [gpu, g] : gpus) {
     const double low = g.low / 1.25, high = g.high * 1.25;
     Panel panel;
-    panel.title = fmt::format("{} ({} held out, {} fit, {} outside the bounds)", gpu,
-                              g.held_out.points.size(), g.fit.points.size(),
-                              g.outside.points.size());
+    panel.title =
+        fmt::format("{} ({} held out, {} fit, {} outside the bounds)", gpu,
+                    g.held_out.points.size(), g.fit.points.size(), g.outside.points.size());
     // Logarithmic where the figures span a decade or more; within one, a log axis would label a
     // single tick.
-    const bool log = g.high >= 10 * g.low;
-    panel.x = log ? log_axis("published TFLOP/s", 10, low, high)
-                  : linear_axis("published TFLOP/s", low, high);
-    panel.y = log ? log_axis("model TFLOP/s", 10, low, high) : linear_axis("model TFLOP/s", low, high);
+    const auto axis = [&, log = g.high >= 10 * g.low](std::string title) {
+      return log ? log_axis(std::move(title), 10, low, high)
+                 : linear_axis(std::move(title), low, high);
+    };
+    panel.x = axis("published TFLOP/s");
+    panel.y = axis("model TFLOP/s");
     panel.series.push_back(line("y = x", SeriesStyle::roof, "#333333", low, high, 1));
-    panel.series.push_back(line("+-10%", SeriesStyle::dashed_line, "#8c8c8c", low, high, 1 + kBand));
-    panel.series.push_back(line("+-10%", SeriesStyle::dashed_line, "#8c8c8c", low, high, 1 - kBand));
+    for (const double scale : {1 + kBand, 1 - kBand})
+      panel.series.push_back(line("+-10%", SeriesStyle::dashed_line, "#8c8c8c", low, high, scale));
     for (Series* s : {&g.held_out, &g.fit, &g.outside})
       if (!s->points.empty()) panel.series.push_back(std::move(*s));
     figure.panels.push_back(std::move(panel));

@@ -129,8 +129,8 @@ bool ran_in_todays_order(const LaterRun& run, const store::MeasurementRow& row) 
   if (!row.kernel.starts_with("fa2_bwd") || !row.shape.causal || run.causal_section_rows == 0)
     return true;
   const AttnShape& s = row.shape;
-  if (row.kernel == "fa2_bwd" && fa2_bwd_tiles::split_gqa_groups(s.causal, int(s.heads_q / s.heads_kv),
-                                                                 s.seqlen_q, int(s.headdim)))
+  if (fa2_bwd_tiles::split_gqa_groups(row.kernel == "fa2_bwd_deterministic", s.causal,
+                                      int(s.heads_q / s.heads_kv), s.seqlen_q, int(s.headdim)))
     return false;
   const std::int64_t rows = row.shape.heads_kv * row.shape.batch;
   const std::int64_t key_block = fa2_bwd_tiles::key_block(int(row.shape.headdim));
@@ -310,11 +310,12 @@ TEST(BackwardFit, Fa2SectionsAndGroupSplitFollowTheKernelsRules) {
   EXPECT_EQ(fa2_bwd_tiles::causal_section_rows(16), 16);
   EXPECT_EQ(fa2_bwd_tiles::causal_section_rows(32), 8);
   EXPECT_EQ(fa2_bwd_tiles::causal_section_rows(512), 8);
-  EXPECT_TRUE(fa2_bwd_tiles::split_gqa_groups(true, 8, 8192, 128));
-  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(false, 8, 8192, 128));
-  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(true, 4, 32768, 128));
-  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(true, 16, 4096, 128));
-  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(true, 8, 8192, 256));
+  EXPECT_TRUE(fa2_bwd_tiles::split_gqa_groups(false, true, 8, 8192, 128));
+  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(true, true, 8, 8192, 128));  // deterministic
+  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(false, false, 8, 8192, 128));
+  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(false, true, 4, 32768, 128));
+  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(false, true, 16, 4096, 128));
+  EXPECT_FALSE(fa2_bwd_tiles::split_gqa_groups(false, true, 8, 8192, 256));
 
   const hw::Spec& h200 = testing::gpu("h200");
   AttnShape shape = testing::square(1, 128, 16384, 128, true);
