@@ -217,6 +217,11 @@ const LaterRun kLaterRuns[] = {
      "h200",
      {{"fa2_bwd", 6}, {"fa2_bwd_deterministic", 11}},
      {{"fa2_bwd", 11}, {"fa2_bwd_deterministic", 8}}},
+    // The FA3-paper sweep's causal half at commit d5e0277 (the code of a5f9fd8), the lent H100,
+    // that session: -6.1% to +2.7%.
+    {"2026-11-27-h100-fa2-bwd-2.db", "h100-sxm", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 18}}},
+    // The same lent H100, a later lease, the Llama-3 GQA shapes: -6.2% to -0.1%.
+    {"2026-11-27-h100-fa2-llama3.db", "h100-sxm", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 11}}},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
