@@ -222,6 +222,10 @@ const LaterRun kLaterRuns[] = {
     {"2026-11-27-h100-fa2-bwd-2.db", "h100-sxm", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 18}}},
     // The same lent H100, a later lease, the Llama-3 GQA shapes: -6.2% to -0.1%.
     {"2026-11-27-h100-fa2-llama3.db", "h100-sxm", {{"fa2_bwd", 6.5}}, {{"fa2_bwd", 11}}},
+    // fa2_bwd_deterministic (the code of a5f9fd8), the same sweep on a later H100 lease: -4.6% to
+    // +7.0% (hd256 s512).
+    {"2026-11-27-h100-fa2-bwd-deterministic.db", "h100-sxm", {{"fa2_bwd_deterministic", 7.5}},
+     {{"fa2_bwd_deterministic", 18}}},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
