@@ -29,12 +29,13 @@ forward_shapes=(d64_s1000_bf16 d128_s1000_causal_bf16 d256_s1000_bf16 d256_s1000
                 gqa16to2_s100_causal_bf16 q1000_k100_causal_bf16 q300_k2000_bf16 s1_bf16
                 q1_k1000_causal_fp16 d128_s1000_fp16)
 # From tests/kernels/kernel_bwd_test.cpp: the same kinds (hd256 runs fa3_bwd's main kernel twice),
-# plus MQA, rows that see no key (causal, seqlen_q > seqlen_k) and a causal group long enough
-# that both fa2_bwd and fa3_bwd split it into its query heads (gqa8to1_s8200).
+# plus MQA, rows that see no key (causal, seqlen_q > seqlen_k), a causal group long enough
+# that both fa2_bwd and fa3_bwd split it into its query heads (gqa8to1_s8200), and a batch where
+# fa2_bwd_deterministic's blocks walk several key blocks into one dQ slot (batch16_gqa4to2).
 backward_shapes=(d64_s1000_bf16 d128_s1000_causal_bf16 d256_s1000_causal_bf16
                  gqa16to2_s300_causal_bf16 mqa16to1_s1000_causal_bf16 q1000_k100_causal_bf16
                  q300_k2000_bf16 s1_causal_bf16 q1_k1000_causal_fp16 d128_s1000_fp16
-                 gqa8to1_s8200_causal_bf16)
+                 gqa8to1_s8200_causal_bf16 batch16_gqa4to2_q1500_k1700_causal_bf16)
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$out"
 [ -x "$tests" ] || { echo "no $tests: build with CUDA first (scripts/gpu-check.sh build)"; exit 1; }

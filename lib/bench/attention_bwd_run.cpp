@@ -35,7 +35,7 @@ Result<AttentionRun> run_attention_backward(const kernels::Kernel& kernel,
     return not_timed(Outcome::skipped, "the forward kernel cannot make O and LSE: " + *reason);
   reference::BwdInputs in = inputs_without_forward(shape, seed);
   Result<DeviceBwdProblem> problem = DeviceBwdProblem::upload(
-      in, std::max(kernel.workspace_bytes(shape), forward.workspace_bytes(shape)));
+      in, std::max(kernel.workspace_bytes(shape, device), forward.workspace_bytes(shape, device)));
   if (!problem) return problem.error();
   const kernels::AttnBuffers buffers = problem->buffers();
   if (Status s = forward.launch(shape, buffers, nullptr); !s) return s.error();

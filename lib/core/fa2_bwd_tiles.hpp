@@ -37,4 +37,31 @@ constexpr bool split_gqa_groups(bool deterministic, bool causal, int heads_per_k
          headdim == kSplitGroupsHeadDim;
 }
 
+// Whether fa2_bwd_deterministic's thread blocks walk several key blocks each (below) at a head
+// dim. Not at hd256: there the walking kernel ran 10-11% slower than the one-key-block kernel even
+// with one slot per key block (hd256 s8192 non-causal, 16.2 against 14.6 ms on a lent H200), and
+// 12-19% slower with its fewest slots.
+constexpr bool deterministic_walks_slots(int headdim) { return headdim != 256; }
+
+// fa2_bwd_deterministic's float32 dQ slots per (batch, query head). The thread blocks of one (kv
+// head, batch) row take a slot each and walk its key blocks in a fixed order (slot j: key blocks
+// j, 2S - 1 - j, 2S + j, ... for S slots, a snake over rounds of S, so that causal walks even
+// out), storing the first one's dQ parts into the slot and adding the rest's; the conversion sums
+// the slots in order. S is the fewest slots whose S x `rows` blocks fill at least 90% of the
+// waves they take on `multiprocessors` SMs (one block per SM), at most one per key block; one per
+// key block where the blocks do not walk. One slot per key block everywhere held
+// ceil(seqlen_k / key block) copies of dQ (17 GB at hd128 s16384 b1 h16) and made the conversion
+// read them all back; the fewest slots measured 1-7% faster at hd64 and hd128 on a lent H200
+// (lib/kernels/NOTES.md).
+constexpr int deterministic_dq_slots(int key_blocks, long long rows, int multiprocessors,
+                                     int headdim) {
+  if (!deterministic_walks_slots(headdim)) return key_blocks < 1 ? 1 : key_blocks;
+  for (int slots = 1; slots < key_blocks; ++slots) {
+    const long long blocks = slots * rows;
+    const long long waves = (blocks + multiprocessors - 1) / multiprocessors;
+    if (10 * blocks >= 9 * waves * multiprocessors) return slots;
+  }
+  return key_blocks < 1 ? 1 : key_blocks;
+}
+
 }  // namespace fa4::fa2_bwd_tiles

@@ -20,8 +20,9 @@
 //   kRowAlignment reads LSE and D and adds into dq_accum without bounds checks (the padding rows
 //   have P = 0, and what lands in their dq_accum rows is never read).
 //   dq_slots is 1 for kernels that add every key block's dQ into one accumulator (atomics), or
-//   the number of key blocks for deterministic kernels: slot j holds key block j's partial dQ,
-//   written with plain stores to every row of every query block that key block visits.
+//   more for deterministic kernels: slot j holds the partial dQ of a fixed set of key blocks whose
+//   first is key block j, written to every row of every query block key block j visits (the
+//   set's later key blocks visit no other rows: with causal masking they start at or after it).
 // - the preprocessing kernel: lse_log2 and d for every row (padding included), zeroed tile
 //   counters, the tile-index table, and optionally zeroes slot 0 of dq_accum (for kernels that
 //   accumulate with atomics).

@@ -24,9 +24,12 @@
 //   deterministic variant): step 2 runs one thread block per (key block, query head, batch), each
 //   storing its head's share of dK and dV into the workspace, and the group reduction
 //   (bwd_common) sums each group's shares.
-//   Deterministic variant: step 2 writes key block j's dQ contribution with plain stores into
-//   workspace slot j instead of adding atomically, and step 3 sums the slots in key-block order.
-//   Its workspace holds ceil(seqlen_k / kBlockN) float32 copies of dQ (padded rows).
+//   Deterministic variant: step 2 runs one thread block per (dQ slot, kv head, batch), each
+//   walking its slot's key blocks in a fixed order and adding their dQ parts into the slot (the
+//   first stored, the rest added by the one thread that owns each element, in program order);
+//   step 3 sums the slots in slot order. The slots (core/fa2_bwd_tiles.hpp's
+//   deterministic_dq_slots) are as few as fill the SMs' waves, at most one per key block: its
+//   workspace holds that many float32 copies of dQ (padded rows).
 //
 // Over the forward (fa2.cu): recomputation of P from the saved LSE instead of storing it, the five
 // GEMMs, the float32 dQ reduction across thread blocks.
@@ -158,7 +161,8 @@ struct BwdParams {
   const float* lse_log2;  // workspace, [batch][heads_q][rows_padded]
   const float* d;
   float* dq_accum;
-  std::size_t dq_slot_floats;  // deterministic: slot stride (slot = key block)
+  std::size_t dq_slot_floats;  // deterministic: slot stride
+  int dq_slots;                // deterministic: slots per (batch, query head)
   int seqlen_q;
   int seqlen_k;
   int rows_padded;
@@ -345,45 +349,52 @@ __device__ __forceinline__ void store_scores(unsigned char* tile, const PackedSc
     }
 }
 
-// Deterministic: dQ parts stored into key block n_block's slot instead of added atomically.
-// SplitGroups: one block per (key block, query head, batch), walking that head only, its dK and dV
-// shares stored into the workspace's per-query-head partials (p.dk, p.dv point there).
+// A warp's dQ column pass `pass` out of registers: stored (Store) or added with float32 vector
+// reductions at lane_accum (the lane's first element of the block) plus compile-time offsets. One
+// thread adds to each element, so a deterministic slot's adds land in program order.
+template <class T, int NTiles, bool Store>
+__device__ __forceinline__ void write_dq_pass(float* lane_accum,
+                                              const float (&dq)[T::Dq::kMTiles][NTiles][4],
+                                              int pass) {
+#pragma unroll
+  for (int mt = 0; mt < T::Dq::kMTiles; ++mt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+#pragma unroll
+      for (int nt = 0; nt < NTiles; ++nt) {
+        float2* target = reinterpret_cast<float2*>(
+            lane_accum + (mt * kMmaM + half * 8) * T::kHeadDim + (pass * NTiles + nt) * kMmaN);
+        const float2 value = make_float2(dq[mt][nt][2 * half], dq[mt][nt][2 * half + 1]);
+        if constexpr (Store) {
+          *target = value;
+        } else {
+#if __CUDA_ARCH__ >= 900
+          atomicAdd(target, value);  // one vector red.global.add (sm90+)
+#else
+          atomicAdd(&target->x, value.x);
+          atomicAdd(&target->y, value.y);
+#endif
+        }
+      }
+    }
+}
+
+// One key block's walk: K_j and V_j into shared memory, dK_j and dV_j in registers over the query
+// blocks of the walked heads that see the block, then stored. head_row: (row head, batch), the
+// row heads being kv heads or, with SplitGroups, query heads (their dK and dV shares stored into
+// the workspace's per-query-head partials: p.dk, p.dv point there). Deterministic: dQ parts go to
+// dQ slot `slot`, stored (store_dq: the slot's first key block) or added; otherwise added
+// atomically into the one accumulator.
 template <class T, bool Deterministic, bool SplitGroups>
-__global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p) {
+__device__ __forceinline__ void walk_key_block(const BwdParams& p, unsigned char* shared_bytes,
+                                               int n_block, int head_row, int slot, bool store_dq) {
   using Element = typename T::Element;
   using Sdp = typename T::Sdp;
   using Kv = typename T::Kv;
   using Dq = typename T::Dq;
-  extern __shared__ __align__(128) unsigned char shared_bytes[];
   const std::uint32_t shared = shared_address(shared_bytes);
   const float* shared_floats = reinterpret_cast<const float*>(shared_bytes);
-
-  // The block's key block, kv head and batch from its linear index. Causal: in sections of
-  // fa2_bwd_tiles::causal_section_rows (kv head, batch) rows, key block slowest, so the blocks
-  // with the most query blocks to walk (the first key blocks) start first and the short ones fill
-  // the tail, while the blocks running together are several key blocks of each row of the section
-  // and share its Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512
-  // and s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower on a lent H200;
-  // in sections of 32 rows, hd256 causal s4096 (32 rows, four key blocks of each running) took 3.2
-  // or 4.4 ms from sample to sample on a lent H100, against 3.16-3.19 ms in sections of 8; where a
-  // row has at most 8 key blocks, sections of 8 rows (64 blocks) ran 1-5% slower than of 32 on a
-  // lent H200 (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running
-  // together share one GQA group's rows.
-  const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
   const int row_heads = SplitGroups ? p.heads_q : p.heads_kv;  // heads per batch in the grid
-  const int head_rows = int(gridDim.x) / key_blocks;             // row heads x batch
-  const int linear = int(blockIdx.x);
-  int n_block = linear % key_blocks;
-  int head_row = linear / key_blocks;
-  if (p.causal) {
-    const int section_rows = fa2_bwd_tiles::causal_section_rows(key_blocks);
-    const int section = linear / (section_rows * key_blocks);
-    const int first_row = section * section_rows;
-    const int rows = min(section_rows, head_rows - first_row);
-    const int in_section = linear - first_row * key_blocks;
-    n_block = in_section / rows;
-    head_row = first_row + in_section % rows;
-  }
   const int row_head = head_row % row_heads;
   const int batch = head_row / row_heads;
   const int walked_heads = SplitGroups ? 1 : p.heads_per_kv_head;  // query heads walked
@@ -532,7 +543,7 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
     // from it (one 64-bit address a block, each reduction [address + immediate]).
     float* const lane_accum =
         p.dq_accum + (std::int64_t(batch) * p.heads_q + head) * p.rows_padded * T::kHeadDim +
-        (Deterministic ? std::size_t(n_block) * p.dq_slot_floats : 0) +
+        (Deterministic ? std::size_t(slot) * p.dq_slot_floats : 0) +
         std::int64_t(m0 + dq_row0 + lane / 4) * T::kHeadDim + dq_col0 + 2 * (lane % 4);
 #pragma unroll
     for (int pass = 0; pass < T::kDqPasses; ++pass) {
@@ -541,36 +552,19 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
       zero(dq);
       warp_gemm<Element, Dq::kMTiles, kNTiles, T::kBlockN / kMmaK, false, true>(
           dq, shared + T::kDsOffset, dq_a, shared, dq_b, pass * kNTiles / 2);
-#pragma unroll
-      for (int mt = 0; mt < Dq::kMTiles; ++mt)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-#pragma unroll
-          for (int nt = 0; nt < kNTiles; ++nt) {
-            float2* target = reinterpret_cast<float2*>(
-                lane_accum + (mt * kMmaM + half * 8) * T::kHeadDim + (pass * kNTiles + nt) * kMmaN);
-            const float2 value = make_float2(dq[mt][nt][2 * half], dq[mt][nt][2 * half + 1]);
-            if constexpr (Deterministic) {
-              *target = value;
-            } else {
-#if __CUDA_ARCH__ >= 900
-              atomicAdd(target, value);  // one vector red.global.add (sm90+)
-#else
-              atomicAdd(&target->x, value.x);
-              atomicAdd(&target->y, value.y);
-#endif
-            }
-          }
-        }
+      if (Deterministic && store_dq)  // uniform: one branch a pass, not one per element
+        write_dq_pass<T, kNTiles, true>(lane_accum, dq, pass);
+      else
+        write_dq_pass<T, kNTiles, false>(lane_accum, dq, pass);
     }
   }
 
   // Epilogue: dK (scaled) and dV of the block's valid keys, 4-byte stores, into the kv head's
   // rows or (groups split) this query head's share of them in the workspace's partials.
   const std::int64_t out_offset =
-      SplitGroups ? ((std::int64_t(batch) * p.heads_q + first_head) * p.seqlen_k + key0) *
-                        T::kHeadDim
-                  : kv_offset;
+      SplitGroups
+          ? ((std::int64_t(batch) * p.heads_q + first_head) * p.seqlen_k + key0) * T::kHeadDim
+          : kv_offset;
   Element* dk_out = static_cast<Element*>(p.dk) + out_offset;
   Element* dv_out = static_cast<Element*>(p.dv) + out_offset;
 #pragma unroll
@@ -589,6 +583,53 @@ __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p)
             pack_pair<Element>(dv[mt][nt][2 * half], dv[mt][nt][2 * half + 1]);
       }
     }
+}
+
+// One thread block per (key block, row head, batch); deterministic: per (dQ slot, kv head, batch),
+// walking the slot's key blocks in core/fa2_bwd_tiles.hpp's deterministic_dq_slots order (one key
+// block a slot at hd256: deterministic_walks_slots).
+template <class T, bool Deterministic, bool SplitGroups>
+__global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p) {
+  extern __shared__ __align__(128) unsigned char shared_bytes[];
+  // The block's first key block (deterministic: its dQ slot), kv head and batch from its linear
+  // index. Causal: in sections of
+  // fa2_bwd_tiles::causal_section_rows (kv head, batch) rows, key block slowest, so the blocks
+  // with the most query blocks to walk (the first key blocks) start first and the short ones fill
+  // the tail, while the blocks running together are several key blocks of each row of the section
+  // and share its Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512
+  // and s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower on a lent H200;
+  // in sections of 32 rows, hd256 causal s4096 (32 rows, four key blocks of each running) took 3.2
+  // or 4.4 ms from sample to sample on a lent H100, against 3.16-3.19 ms in sections of 8; where a
+  // row has at most 8 key blocks, sections of 8 rows (64 blocks) ran 1-5% slower than of 32 on a
+  // lent H200 (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running
+  // together share one GQA group's rows.
+  const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
+  const int row_blocks = Deterministic ? p.dq_slots : key_blocks;  // blocks per head row
+  const int head_rows = int(gridDim.x) / row_blocks;               // row heads x batch
+  const int linear = int(blockIdx.x);
+  int first = linear % row_blocks;
+  int head_row = linear / row_blocks;
+  if (p.causal) {
+    const int section_rows = fa2_bwd_tiles::causal_section_rows(row_blocks);
+    const int section = linear / (section_rows * row_blocks);
+    const int first_row = section * section_rows;
+    const int rows = min(section_rows, head_rows - first_row);
+    const int in_section = linear - first_row * row_blocks;
+    first = in_section / rows;
+    head_row = first_row + in_section % rows;
+  }
+  if constexpr (!Deterministic || !fa2_bwd_tiles::deterministic_walks_slots(T::kHeadDim)) {
+    // One key block (deterministic: slot `first` is this key block's own, stored).
+    walk_key_block<T, Deterministic, SplitGroups>(p, shared_bytes, first, head_row, first,
+                                                  Deterministic);
+  } else {
+    for (int round = 0;; ++round) {
+      const int n_block = round * p.dq_slots + (round % 2 == 0 ? first : p.dq_slots - 1 - first);
+      if (n_block >= key_blocks) break;
+      if (round > 0) __syncthreads();  // every warp is done with the last key block's tiles
+      walk_key_block<T, true, SplitGroups>(p, shared_bytes, n_block, head_row, first, round == 0);
+    }
+  }
 }
 
 // Tile configurations by head dim (see the header; the blocks in core/fa2_bwd_tiles.hpp): HeadDim,
@@ -634,9 +675,15 @@ bool splits_groups(const AttnShape& shape, bool deterministic) {
                                          int(shape.headdim));
 }
 
-bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic) {
-  return bwd::workspace_layout(shape, deterministic ? key_blocks(shape) : 1,
-                               splits_groups(shape, deterministic));
+// The workspace on a GPU of `multiprocessors` SMs (the deterministic variant's dQ slots depend on
+// it).
+bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic, int multiprocessors) {
+  const std::int64_t slots =
+      deterministic ? fa2_bwd_tiles::deterministic_dq_slots(int(key_blocks(shape)),
+                                                            shape.heads_kv * shape.batch,
+                                                            multiprocessors, int(shape.headdim))
+                    : 1;
+  return bwd::workspace_layout(shape, slots, splits_groups(shape, deterministic));
 }
 
 // Launches fa2_bwd_kernel<T, Deterministic, SplitGroups>, its shared-memory limit raised on the
@@ -667,6 +714,7 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .d = arrays.d,
                          .dq_accum = arrays.dq_accum,
                          .dq_slot_floats = layout.dq_slot_floats,
+                         .dq_slots = int(layout.dq_slots),
                          .seqlen_q = int(shape.seqlen_q),
                          .seqlen_k = int(shape.seqlen_k),
                          .rows_padded = int(layout.rows_padded),
@@ -675,9 +723,11 @@ Status launch_main(const AttnShape& shape, const AttnBuffers& buffers,
                          .heads_per_kv_head = int(shape.heads_q / shape.heads_kv),
                          .causal = shape.causal,
                          .scale = float(scale)};
-  // One row of blocks per kv head, or per query head where the groups are split.
+  // One row of blocks per kv head, or per query head where the groups are split: a block per key
+  // block, or per dQ slot (deterministic).
   const std::int64_t row_heads = layout.key_grad_partials ? shape.heads_q : shape.heads_kv;
-  const dim3 grid(unsigned(key_blocks(shape) * row_heads * shape.batch));
+  const std::int64_t row_blocks = deterministic ? layout.dq_slots : key_blocks(shape);
+  const dim3 grid(unsigned(row_blocks * row_heads * shape.batch));
   if constexpr (T::kHeadDim == fa2_bwd_tiles::kSplitGroupsHeadDim) {
     if (layout.key_grad_partials) return launch_kernel<T, false, true>(grid, params, stream);
   }
@@ -707,7 +757,9 @@ Status launch_main_for_element(const AttnShape& shape, const AttnBuffers& buffer
 
 Status launch_passes(const AttnShape& shape, const AttnBuffers& buffers, bool deterministic,
                      Stream stream) {
-  const bwd::WorkspaceLayout layout = layout_for(shape, deterministic);
+  const Result<int> sms = current_device_sms("fa2_bwd");
+  if (!sms) return sms.error();
+  const bwd::WorkspaceLayout layout = layout_for(shape, deterministic, *sms);
   if (Status s = bwd::launch_preprocess(shape, buffers, layout, !deterministic, stream); !s)
     return s;
   const Status main =
@@ -735,22 +787,25 @@ std::optional<std::string> unsupported_reason(const AttnShape& shape, const Devi
   return std::nullopt;
 }
 
-// The deterministic variant's workspace holds one float32 dQ per key block: refuse shapes where
-// that would not fit in device memory (half of it, leaving room for the tensors).
+// The deterministic variant's workspace holds its float32 dQ slots: refuse shapes where they would
+// not fit in device memory (half of it, leaving room for the tensors).
 std::optional<std::string> deterministic_unsupported_reason(const AttnShape& shape,
                                                             const DeviceCaps& device) {
   if (auto reason = unsupported_reason(shape, device)) return reason;
-  const std::size_t bytes = layout_for(shape, true).bytes;
-  if (bytes > device.global_memory_bytes / 2)
-    return "fa2_bwd_deterministic keeps one float32 dQ per key block: " +
-           std::to_string(bytes >> 20) + " MiB of workspace, over half of the device's " +
+  const bwd::WorkspaceLayout layout = layout_for(shape, true, device.multiprocessors);
+  if (layout.bytes > device.global_memory_bytes / 2)
+    return "fa2_bwd_deterministic keeps " + std::to_string(layout.dq_slots) +
+           " float32 copies of dQ: " + std::to_string(layout.bytes >> 20) +
+           " MiB of workspace, over half of the device's " +
            std::to_string(device.global_memory_bytes >> 20) + " MiB";
   return std::nullopt;
 }
 
-std::size_t workspace_bytes(const AttnShape& shape) { return layout_for(shape, false).bytes; }
-std::size_t deterministic_workspace_bytes(const AttnShape& shape) {
-  return layout_for(shape, true).bytes;
+std::size_t workspace_bytes(const AttnShape& shape, const DeviceCaps& device) {
+  return layout_for(shape, false, device.multiprocessors).bytes;
+}
+std::size_t deterministic_workspace_bytes(const AttnShape& shape, const DeviceCaps& device) {
+  return layout_for(shape, true, device.multiprocessors).bytes;
 }
 
 }  // namespace

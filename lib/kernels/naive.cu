@@ -214,7 +214,7 @@ const Kernel naive_kernel{
         "standard attention: cuBLAS S = QK^T, row softmax kernel, cuBLAS O = PV; S, P in HBM",
     .min_sm = 80,
     .unsupported_reason = unsupported_reason,
-    .workspace_bytes = score_bytes,
+    .workspace_bytes = [](const AttnShape& shape, const DeviceCaps&) { return score_bytes(shape); },
     .launch = launch,
 };
 

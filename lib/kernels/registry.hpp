@@ -51,7 +51,7 @@ struct AttnBuffers {
   const void* v = nullptr;
   void* o = nullptr;
   float* lse = nullptr;
-  void* workspace = nullptr;  // at least workspace_bytes(shape) bytes, 256-byte aligned
+  void* workspace = nullptr;  // at least workspace_bytes(shape, device) bytes, 256-byte aligned
   // The backward pass's tensors (unused by forward kernels).
   const void* dout = nullptr;
   void* dq = nullptr;
@@ -66,7 +66,9 @@ struct Kernel {
   // Why `shape` cannot run on `device` (beyond min_sm), or nullopt when it can.
   std::optional<std::string> (*unsupported_reason)(const AttnShape& shape,
                                                    const DeviceCaps& device);
-  std::size_t (*workspace_bytes)(const AttnShape& shape);
+  // Device memory the kernel needs beside the tensors (AttnBuffers::workspace) to run `shape` on
+  // `device`.
+  std::size_t (*workspace_bytes)(const AttnShape& shape, const DeviceCaps& device);
   // Enqueues the kernel's pass on `stream`; launch and library errors come back as values.
   // Asynchronous: errors inside the kernel surface at the next synchronization.
   Status (*launch)(const AttnShape& shape, const AttnBuffers& buffers, Stream stream);

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "core/shape.hpp"
+#include "kernels/registry.hpp"
 
 namespace fa4::kernels {
 
@@ -75,6 +76,6 @@ inline std::optional<std::string> unsupported_tiled_shape(std::string_view kerne
 }
 
 // The workspace of a kernel that needs none.
-inline std::size_t no_workspace(const AttnShape&) { return 0; }
+inline std::size_t no_workspace(const AttnShape&, const DeviceCaps&) { return 0; }
 
 }  // namespace fa4::kernels

@@ -3,6 +3,8 @@
 // block almost never raises a row's maximum by more than 8: nearly every rescale is skipped, and
 // the output must still match the float64 oracle. The counters (fa4/fa4.hpp) are read from the
 // workspace: one decision per warp and key block after the first, for every tile.
+#include "kernels/fa4/fa4.hpp"
+
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +12,6 @@
 #include <string>
 
 #include "bench/attention_check.hpp"
-#include "kernels/fa4/fa4.hpp"
 #include "kernels/registry.hpp"
 #include "reference/attention.hpp"
 
@@ -24,14 +25,15 @@ struct Counted {
   CheckResult check;
 };
 
-Counted run_counted(const char* name, const AttnShape& shape, std::uint64_t seed) {
+Counted run_counted(const char* name, const AttnShape& shape, std::uint64_t seed,
+                    const kernels::DeviceCaps& device) {
   const kernels::Kernel* kernel = kernels::find_kernel(name);
   EXPECT_NE(kernel, nullptr) << name;
   const reference::AttnInputs in = reference::random_inputs(shape, seed);
-  Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel->workspace_bytes(shape));
+  Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel->workspace_bytes(shape, device));
   EXPECT_TRUE(problem.ok()) << problem.error().message;
   EXPECT_TRUE(problem->poison_outputs().ok());
-  EXPECT_EQ(kernel->workspace_bytes(shape), sizeof(RescaleCounts));
+  EXPECT_EQ(kernel->workspace_bytes(shape, device), sizeof(RescaleCounts));
   EXPECT_EQ(cudaMemset(problem->workspace.get(), 0, sizeof(RescaleCounts)), cudaSuccess);
   const Status launched = kernel->launch(shape, problem->buffers(), nullptr);
   EXPECT_TRUE(launched.ok()) << launched.error().message;
@@ -46,8 +48,15 @@ Counted run_counted(const char* name, const AttnShape& shape, std::uint64_t seed
 }
 
 AttnShape shape_2048(bool causal) {
-  return AttnShape{.batch = 1, .heads_q = 4, .heads_kv = 4, .seqlen_q = 2048, .seqlen_k = 2048,
-                   .headdim = 128, .headdim_v = 128, .causal = causal, .dtype = Dtype::bf16};
+  return AttnShape{.batch = 1,
+                   .heads_q = 4,
+                   .heads_kv = 4,
+                   .seqlen_q = 2048,
+                   .seqlen_k = 2048,
+                   .headdim = 128,
+                   .headdim_v = 128,
+                   .causal = causal,
+                   .dtype = Dtype::bf16};
 }
 
 TEST(Fa4ConditionalRescale, MostRescalesSkippedOnNormalInputsAndOutputMatchesOracle) {
@@ -65,13 +74,13 @@ TEST(Fa4ConditionalRescale, MostRescalesSkippedOnNormalInputsAndOutputMatchesOra
     const std::uint64_t expected = causal ? 4ull * 8 * (15 * 16 / 2) : 4ull * 16 * 8 * 15;
     for (const char* name : {"fa4_e0_r1", "fa4_e25_r1"}) {
       SCOPED_TRACE(name);
-      const Counted on = run_counted(name, shape, seed);
+      const Counted on = run_counted(name, shape, seed, *device);
       EXPECT_TRUE(on.check.passed()) << on.check.summary();
       EXPECT_EQ(on.counts.blocks, expected);
       EXPECT_GE(double(on.counts.skipped), 0.9 * double(on.counts.blocks))
           << on.counts.skipped << " of " << on.counts.blocks << " rescales skipped";
     }
-    const Counted off = run_counted("fa4_e0_r0", shape, seed);
+    const Counted off = run_counted("fa4_e0_r0", shape, seed, *device);
     EXPECT_TRUE(off.check.passed()) << off.check.summary();
     EXPECT_EQ(off.counts.blocks, expected);
     EXPECT_EQ(off.counts.skipped, 0u) << "rescaling is unconditional in fa4_e0_r0";
@@ -94,11 +103,11 @@ TEST(Fa4ConditionalRescale, Fa4RescalesConditionallyFromSeqlen4096Only) {
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(long_shape));
     // 2 heads x 32 tiles x 8 warps x (n - 1) decisions, n = 32 or m + 1 for query block m.
     const std::uint64_t expected = causal ? 2ull * 8 * (31 * 32 / 2) : 2ull * 32 * 8 * 31;
-    const Counted on = run_counted("fa4", long_shape, seed);
+    const Counted on = run_counted("fa4", long_shape, seed, *device);
     EXPECT_TRUE(on.check.passed()) << on.check.summary();
     EXPECT_EQ(on.counts.blocks, expected);
     EXPECT_GE(double(on.counts.skipped), 0.9 * double(on.counts.blocks));
-    const Counted plain = run_counted("fa4", shape_2048(causal), seed);
+    const Counted plain = run_counted("fa4", shape_2048(causal), seed, *device);
     EXPECT_TRUE(plain.check.passed()) << plain.check.summary();
     EXPECT_EQ(plain.counts.blocks, 0u) << "below seqlen_k 4096 fa4 runs fa3's softmax";
   }
@@ -117,7 +126,8 @@ TEST(Fa4ConditionalRescale, RescalesWhenTheMaximumJumpsAndStillMatchesOracle) {
   const std::uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const reference::AttnInputs in = reference::random_inputs(shape, seed, 3.0f);
-  Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel->workspace_bytes(shape));
+  Result<DeviceProblem> problem =
+      DeviceProblem::upload(in, kernel->workspace_bytes(shape, *device));
   ASSERT_TRUE(problem.ok()) << problem.error().message;
   ASSERT_TRUE(problem->poison_outputs().ok());
   ASSERT_EQ(cudaMemset(problem->workspace.get(), 0, sizeof(RescaleCounts)), cudaSuccess);

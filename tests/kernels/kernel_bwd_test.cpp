@@ -58,6 +58,13 @@ std::vector<ShapeCase> shape_cases() {
         {"gqa8to2_q4100_k4200_causal_" + type, shape_of(1, 8, 2, 4100, 4200, 128, true, dtype)});
     cases.push_back(
         {"gqa4to1_s4100_causal_" + type, shape_of(1, 4, 1, 4100, 4100, 256, true, dtype)});
+    // Batches where fa2_bwd_deterministic walks several key blocks per dQ slot on a Hopper's 132
+    // SMs (core/fa2_bwd_tiles.hpp's deterministic_dq_slots): 4 slots for 14 key blocks, causal
+    // (the snake's last round partial), and 8 slots for 16 key blocks.
+    cases.push_back({"batch16_gqa4to2_q1500_k1700_causal_" + type,
+                     shape_of(16, 4, 2, 1500, 1700, 64, true, dtype)});
+    cases.push_back(
+        {"batch8_gqa4to2_s1000_d256_" + type, shape_of(8, 4, 2, 1000, 1000, 256, false, dtype)});
     cases.push_back(
         {"gqa8to1_s8200_causal_" + type, shape_of(1, 8, 1, 8200, 8200, 128, true, dtype)});
     cases.push_back({"batch256_s40_" + type, shape_of(256, 2, 2, 40, 40, 64, true, dtype)});
@@ -80,7 +87,8 @@ TEST_P(BwdKernelMatchesOracle, OnRandomInputs) {
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(shape));
   const reference::BwdInputs in =
       reference::random_bwd_inputs(shape, seed, shape_case.input_stddev);
-  Result<DeviceBwdProblem> problem = DeviceBwdProblem::upload(in, kernel->workspace_bytes(shape));
+  Result<DeviceBwdProblem> problem =
+      DeviceBwdProblem::upload(in, kernel->workspace_bytes(shape, *device));
   ASSERT_TRUE(problem.ok()) << problem.error().message;
   ASSERT_TRUE(problem->poison_gradients().ok());
   const Status launched = kernel->launch(shape, problem->buffers(), nullptr);
@@ -110,19 +118,21 @@ INSTANTIATE_TEST_SUITE_P(Registry, BwdKernelMatchesOracle, ::testing::ValuesIn(k
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BwdKernelMatchesOracle);
 
 // Deterministic variants: kDeterminismRuns runs on the same inputs (gradients poisoned before
-// each) give the same bits in dQ, dK and dV. The shape has GQA, causal masking, ragged lengths and
-// many key blocks per query row, where an unordered dQ reduction would show.
+// each) give the same bits in dQ, dK and dV. The shape has GQA, causal masking, ragged lengths,
+// many key blocks per query row and, on a Hopper's 132 SMs, several per dQ slot of
+// fa2_bwd_deterministic, where an unordered dQ reduction would show.
 class DeterministicKernel : public ::testing::TestWithParam<const kernels::Kernel*> {};
 
 TEST_P(DeterministicKernel, GivesIdenticalBitsOverRuns) {
   const Result<kernels::DeviceCaps> device = kernels::query_device();
   if (!device) GTEST_SKIP() << "no CUDA device";
   const kernels::Kernel* kernel = GetParam();
-  const AttnShape shape = shape_of(2, 8, 2, 1500, 1700, 128, true, Dtype::bf16);
+  const AttnShape shape = shape_of(16, 8, 2, 1500, 1700, 128, true, Dtype::bf16);
   if (auto reason = kernels::why_unsupported(*kernel, shape, *device)) GTEST_SKIP() << *reason;
 
   const reference::BwdInputs in = reference::random_bwd_inputs(shape, 2024);
-  Result<DeviceBwdProblem> problem = DeviceBwdProblem::upload(in, kernel->workspace_bytes(shape));
+  Result<DeviceBwdProblem> problem =
+      DeviceBwdProblem::upload(in, kernel->workspace_bytes(shape, *device));
   ASSERT_TRUE(problem.ok()) << problem.error().message;
   std::vector<HostGradients> runs;
   for (int run = 0; run < kDeterminismRuns; ++run) {

@@ -48,8 +48,8 @@ std::vector<ShapeCase> shape_cases() {
     // Extreme logits: scaled scores with stddev 100 (d64) and 64 (d128) nats, far past where a
     // softmax without the running maximum overflows float32 (88), while the raw Q K^T (stddev 800
     // and 724) stays inside fp16's range for naive, which stores S in the input dtype.
-    cases.push_back({"extreme_logits_d64_causal_" + type,
-                     shape_of(1, 2, 2, 300, 700, 64, true, dtype), 10.0f});
+    cases.push_back(
+        {"extreme_logits_d64_causal_" + type, shape_of(1, 2, 2, 300, 700, 64, true, dtype), 10.0f});
     cases.push_back(
         {"extreme_logits_d128_" + type, shape_of(1, 2, 1, 500, 500, 128, false, dtype), 8.0f});
     cases.push_back({"one_head_" + type, shape_of(1, 1, 1, 777, 777, 128, true, dtype)});
@@ -71,9 +71,9 @@ TEST_P(KernelMatchesOracle, OnRandomInputs) {
 
   const std::uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(shape));
-  const reference::AttnInputs in =
-      reference::random_inputs(shape, seed, shape_case.input_stddev);
-  Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel->workspace_bytes(shape));
+  const reference::AttnInputs in = reference::random_inputs(shape, seed, shape_case.input_stddev);
+  Result<DeviceProblem> problem =
+      DeviceProblem::upload(in, kernel->workspace_bytes(shape, *device));
   ASSERT_TRUE(problem.ok()) << problem.error().message;
   ASSERT_TRUE(problem->poison_outputs().ok());
   const Status launched = kernel->launch(shape, problem->buffers(), nullptr);

@@ -95,10 +95,10 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
       *l2_bytes);
   // The last section's rule is the persistent grid's: a grid of every tile (the no_persistent
   // ablation) would make it one section of all heads.
-  params.causal_tail_heads =
-      T::kPersistent ? fa3_tiles::bwd_causal_tail_heads(params.n_blocks, int(tile_heads),
-                                                        params.causal_group, grid)
-                     : params.causal_group;
+  params.causal_tail_heads = T::kPersistent
+                                 ? fa3_tiles::bwd_causal_tail_heads(
+                                       params.n_blocks, int(tile_heads), params.causal_group, grid)
+                                 : params.causal_group;
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
   return cuda_status(cudaGetLastError(), "fa3_bwd: kernel launch");
 }
@@ -152,7 +152,7 @@ Status launch_bwd(const AttnShape& shape, const AttnBuffers& buffers, Stream str
   return bwd::launch_dq_convert(shape, buffers, layout, kBwdKeyBlock, stream);
 }
 
-std::size_t bwd_workspace_bytes(const AttnShape& shape) {
+std::size_t bwd_workspace_bytes(const AttnShape& shape, const DeviceCaps&) {
   return bwd_workspace_layout(shape).bytes;
 }
 

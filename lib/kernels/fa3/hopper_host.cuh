@@ -1,7 +1,7 @@
 // The host side every kernel built for sm_90a shares (fa3 and its variants, fa4 on fa3's pipeline,
-// fa3_bwd): the device check, the SM count their persistent grids are sized by, and their registry
-// entry. Host code only; it includes no kernel, so the forward and backward launch files both take
-// it without compiling each other's kernels.
+// fa3_bwd): the device check and their registry entry (the SM count their persistent grids are
+// sized by is kernels/cuda_status.hpp's). Host code only; it includes no kernel, so the forward
+// and backward launch files both take it without compiling each other's kernels.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,24 +27,6 @@ inline std::optional<std::string> unsupported_hopper_device(std::string_view ker
          " is built for sm_90a (wgmma, setmaxnreg), which runs on compute capability 9.0 only; " +
          device.name + " has " + std::to_string(device.sm / 10) + "." +
          std::to_string(device.sm % 10);
-}
-
-// An attribute of the current device; errors name `kernel` and the attribute (`what`).
-inline Result<int> current_device_attribute(std::string_view kernel, cudaDeviceAttr attribute,
-                                            std::string_view what) {
-  int device = 0, value = 0;
-  if (Status status = cuda_status(cudaGetDevice(&device), std::string(kernel) + ": cudaGetDevice");
-      !status)
-    return status.error();
-  if (Status status = cuda_status(cudaDeviceGetAttribute(&value, attribute, device),
-                                  std::string(kernel) + ": reading the " + std::string(what));
-      !status)
-    return status.error();
-  return value;
-}
-// The current device's SM count (a persistent grid launches one CTA per SM).
-inline Result<int> current_device_sms(std::string_view kernel) {
-  return current_device_attribute(kernel, cudaDevAttrMultiProcessorCount, "SM count");
 }
 
 // The registry entry of a kernel built for sm_90a, of either pass.

@@ -44,7 +44,8 @@ template <int Eighths, typename Element>
 Status launch_for_element(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
                           SoftmaxOptions options) {
   constexpr Variant kStandard{.fa4_softmax = true, .emulated_eighths = Eighths};
-  constexpr Variant kWide{.wide_key_blocks = true, .fa4_softmax = true, .emulated_eighths = Eighths};
+  constexpr Variant kWide{
+      .wide_key_blocks = true, .fa4_softmax = true, .emulated_eighths = Eighths};
   constexpr Variant kMufuOnly{.fa4_softmax = true, .emulated_eighths = 0};
   constexpr Variant kMufuOnlyNarrow{.narrow_key_blocks = true, .fa4_softmax = true};
   const fa3_tiles::KeyBlocks blocks = fa3_tiles::key_blocks_for(shape.headdim, shape.seqlen_k);
@@ -89,11 +90,14 @@ Status launch_fa4_best(const AttnShape& shape, const AttnBuffers& buffers, Strea
 }
 
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {
-  if (auto reason = fa3::unsupported_reason(shape, device)) return "fa4 runs on fa3's pipeline: " + *reason;
+  if (auto reason = fa3::unsupported_reason(shape, device))
+    return "fa4 runs on fa3's pipeline: " + *reason;
   return std::nullopt;
 }
 
-std::size_t rescale_counts_bytes(const AttnShape&) { return sizeof(RescaleCounts); }
+std::size_t rescale_counts_bytes(const AttnShape&, const DeviceCaps&) {
+  return sizeof(RescaleCounts);
+}
 
 // A grid entry: the emulated exp2 share in eighths and conditional rescaling off or on.
 template <int EmulatedEighths, bool ConditionalRescale>
