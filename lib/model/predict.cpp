@@ -282,6 +282,24 @@ int key_grad_reduce_launches(const hw::Spec& gpu, const AttnShape& s, const Opti
   return o.group_reduced_key_grads ? 2 : 0;
 }
 
+// fa2_bwd_deterministic's dQ slots where its thread blocks walk several key blocks each (one slot
+// a block, its key blocks in a snake order that evens out their work), 0 elsewhere.
+int walking_dq_slots(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile t) {
+  const int slots = lab_backward(gpu, o) ? lab_deterministic_dq_slots(s, o, gpu.sms) : 0;
+  return slots < ceil_div(double(s.seqlen_k), t.n) ? slots : 0;
+}
+
+// Query rows times the dQ slots each one sums in the conversion: with causal masking, row r sums
+// the slots j whose first key, j * key_block, it sees (bwd_common.hpp).
+double slot_rows(const AttnShape& s, int slots, double key_block) {
+  if (!s.causal) return double(slots) * double(s.seqlen_q);
+  const double shift = double(s.seqlen_k - s.seqlen_q), sq = double(s.seqlen_q);
+  double rows = 0;
+  for (int j = 0; j < slots; ++j)
+    rows += std::clamp(sq - std::max(0.0, j * key_block - shift), 0.0, sq);
+  return rows;
+}
+
 std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
                                                    const Options& o, const Prediction& p) {
   if (!lab_backward(gpu, o) && !hopper_persistent_backward(gpu, o)) return std::nullopt;
@@ -292,8 +310,14 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
   const double conversion_write = rows * double(s.headdim) * e;
   SideLaunches side{preprocessing + dq_accumulator + dq_accumulator + conversion_write, 2};
   if (o.deterministic && o.algorithm == Algorithm::fa2) {
-    const double slots = kLseBytes * p.tiles * p.tile.m * double(s.headdim);
-    side.bytes = preprocessing + slots + conversion_write;  // the stores hide in the main kernel
+    // The slots the conversion reads: one per key block (every visited tile's rows), or as many
+    // as walking blocks (each row's share of them). The stores and adds hide in the main kernel.
+    const int walking = walking_dq_slots(gpu, s, o, p.tile);
+    const double slot_bytes =
+        kLseBytes * double(s.headdim) *
+        (walking > 0 ? double(s.batch) * double(s.heads_q) * slot_rows(s, walking, p.tile.n)
+                     : p.tiles * p.tile.m);
+    side.bytes = preprocessing + slot_bytes + conversion_write;
   }
   side.launches += lab_fa3_backward_passes(s, o) - 1;
   return side;
@@ -308,8 +332,18 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   const double heads_per_cta = lab_backward(gpu, o) && !lab_splits_groups(s, o)
                                    ? double(s.heads_q) / double(s.heads_kv)
                                    : 1;
-  const Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
-                                 cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o));
+  Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
+                           cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o));
+  if (const int slots = walking_dq_slots(gpu, s, o, p.tile)) {
+    // One block per slot and row walks the slot's key blocks, their work even: the waves of
+    // those blocks, each with its share of the tiles and of the key blocks' overheads.
+    const double blocks = double(slots) * double(s.batch) * double(s.heads_kv);
+    plan.makespan_cycles = std::ceil(blocks / gpu.sms) *
+                           (plan.tiles * p.tile_time_cycles + plan.ctas * cta_overhead_cycles) /
+                           blocks;
+    plan.ctas = blocks;
+    plan.waves = blocks / gpu.sms;
+  }
   p.ctas = plan.ctas;
   p.tiles = plan.tiles;
   p.waves = plan.waves;
@@ -367,11 +401,15 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
   p.tile_time_cycles = times.tile;
   double io_exposure = 1;  // of each CTA's own loads and stores at the SM's share of HBM
   if (hopper_backward) {
-    // The port-bound loop, then the tile's dQ reductions (none in the deterministic variant).
-    const double reduction_cycles =
-        o.deterministic ? 0.0
-                        : kLseBytes * p.tile.m * double(s.headdim) /
-                              factors::kFa2DqReductionBytesPerCycle;
+    // The port-bound loop, then the tile's dQ reductions: in the deterministic variant only
+    // where its blocks walk a slot's key blocks, on all but each slot's first (which stores).
+    const int walking = walking_dq_slots(gpu, s, o, p.tile);
+    const double added_share = !o.deterministic ? 1.0
+                               : walking > 0
+                                   ? 1.0 - walking / ceil_div(double(s.seqlen_k), p.tile.n)
+                                   : 0.0;
+    const double reduction_cycles = added_share * kLseBytes * p.tile.m * double(s.headdim) /
+                                    factors::kFa2DqReductionBytesPerCycle;
     p.tile_time_cycles =
         std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare) + reduction_cycles;
     io_exposure = factors::kBackwardKeyBlockIoExposure;
@@ -381,7 +419,7 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
                                            factors::kFa2BackwardLdmatrixShare},
                                  std::pair{factors::Reported::key_block_io_exposure, io_exposure}})
       p.factors.push_back(factors::reported(factor, value));
-    if (!o.deterministic)
+    if (added_share > 0)
       p.factors.push_back(factors::reported(factors::Reported::fa2_dq_reduction_rate,
                                             factors::kFa2DqReductionBytesPerCycle));
   }
