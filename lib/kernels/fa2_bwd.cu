@@ -827,8 +827,8 @@ extern const Kernel fa2_bwd_deterministic_kernel;  // listed in registry.cpp
 const Kernel fa2_bwd_deterministic_kernel{
     .name = "fa2_bwd_deterministic",
     .summary =
-        "fa2_bwd with dQ partials per key block summed in a fixed order: bitwise "
-        "reproducible",
+        "fa2_bwd with dQ in float32 slots, each filled in a fixed key-block order, summed in "
+        "slot order: bitwise reproducible",
     .min_sm = 80,
     .unsupported_reason = deterministic_unsupported_reason,
     .workspace_bytes = deterministic_workspace_bytes,
