@@ -57,8 +57,9 @@
 //   block: 128 per thread at hd128 and hd256 (64 at hd64), of 255 per thread at one block of 256
 //   threads per SM. What is left holds S and dP (P kept as packed 16-bit pairs while dP is
 //   computed) or a column pass of dQ; the passes and the packed P keep spills small (ptxas: none
-//   at hd64 and hd128, 24-40 bytes at hd256; each layout measured faster than the spill-free
-//   one it replaced: hd128's one dQ pass 2.4% against two, NOTES.md). hd256 halves kBlockN to
+//   at hd64 and in fa2_bwd's hd128 kernels, 8-20 bytes in the deterministic variant's walking
+//   hd128 kernel, 16-24 bytes at hd256; each layout measured faster than the spill-free one it
+//   replaced: hd128's one dQ pass 2.4% against two, NOTES.md). hd256 halves kBlockN to
 //   keep the accumulators at 128. FA2 (sm80, over 144 KiB of shared memory) uses the same
 //   blocks: 128 x 128 at hd64, where 128 queries against the 64 of the first draft cut the
 //   ldmatrix bytes per FLOP by a sixth (10-12% faster, NOTES.md);
@@ -592,17 +593,16 @@ template <class T, bool Deterministic, bool SplitGroups>
 __global__ void __launch_bounds__(kThreads, 1) fa2_bwd_kernel(const BwdParams p) {
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   // The block's first key block (deterministic: its dQ slot), kv head and batch from its linear
-  // index. Causal: in sections of
-  // fa2_bwd_tiles::causal_section_rows (kv head, batch) rows, key block slowest, so the blocks
-  // with the most query blocks to walk (the first key blocks) start first and the short ones fill
-  // the tail, while the blocks running together are several key blocks of each row of the section
-  // and share its Q, dO and dQ accumulator rows in L2. Over all rows at once, hd256 causal s512
-  // and s1024 (256 and 128 rows, one block of each running) ran 18% and 23% slower on a lent H200;
-  // in sections of 32 rows, hd256 causal s4096 (32 rows, four key blocks of each running) took 3.2
-  // or 4.4 ms from sample to sample on a lent H100, against 3.16-3.19 ms in sections of 8; where a
-  // row has at most 8 key blocks, sections of 8 rows (64 blocks) ran 1-5% slower than of 32 on a
-  // lent H200 (lib/kernels/NOTES.md). Otherwise key block fastest, so that the blocks running
-  // together share one GQA group's rows.
+  // index. Causal: in sections of fa2_bwd_tiles::causal_section_rows (kv head, batch) rows, key
+  // block slowest, so the blocks with the most query blocks to walk (the first key blocks) start
+  // first and the short ones fill the tail, while the blocks running together are several key
+  // blocks of each row of the section and share its Q, dO and dQ accumulator rows in L2. Over all
+  // rows at once, hd256 causal s512 and s1024 (256 and 128 rows, one block of each running) ran 18%
+  // and 23% slower on a lent H200; in sections of 32 rows, hd256 causal s4096 (32 rows, four key
+  // blocks of each running) took 3.2 or 4.4 ms from sample to sample on a lent H100, against
+  // 3.16-3.19 ms in sections of 8; where a row has at most 8 key blocks, sections of 8 rows (64
+  // blocks) ran 1-5% slower than of 32 on a lent H200 (lib/kernels/NOTES.md). Otherwise key block
+  // fastest, so that the blocks running together share one GQA group's rows.
   const int key_blocks = (p.seqlen_k + T::kBlockN - 1) / T::kBlockN;
   const int row_blocks = Deterministic ? p.dq_slots : key_blocks;  // blocks per head row
   const int head_rows = int(gridDim.x) / row_blocks;               // row heads x batch
