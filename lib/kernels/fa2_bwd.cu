@@ -57,7 +57,7 @@
 //   block: 128 per thread at hd128 and hd256 (64 at hd64), of 255 per thread at one block of 256
 //   threads per SM. What is left holds S and dP (P kept as packed 16-bit pairs while dP is
 //   computed) or a column pass of dQ; the passes and the packed P keep spills small (ptxas: none
-//   at hd64 and in fa2_bwd's hd128 kernels, 8-20 bytes in the deterministic variant's walking
+//   at hd64 and in fa2_bwd's hd128 kernels, 16-20 bytes in the deterministic variant's walking
 //   hd128 kernel, 16-24 bytes at hd256; each layout measured faster than the spill-free one it
 //   replaced: hd128's one dQ pass 2.4% against two, NOTES.md). hd256 halves kBlockN to
 //   keep the accumulators at 128. FA2 (sm80, over 144 KiB of shared memory) uses the same
