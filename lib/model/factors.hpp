@@ -197,10 +197,12 @@ inline constexpr double fa2_backward_rereads(std::int64_t headdim, Tile tile) {
 inline constexpr double kFa2BackwardLdmatrixShare = 0.7;
 // fa2_bwd's dQ leaves each tile by float32 vector reductions into L2 (4 M d bytes a tile), not
 // hidden under the port-bound loop: their time at this rate per SM adds to the tile's.
-// fa2_bwd_deterministic writes the same bytes to its own slot with plain stores, which the model
-// takes as hidden (the slots' HBM traffic is charged where the conversion reads them back): at
-// hd128 s16384 it ends 1.5 ms after fa2_bwd while reading 3.6 ms of slots, so its main kernel is
-// about 2 ms shorter. Fitted with kFa2BackwardLdmatrixShare to fa2_bwd (the record above): 48
+// fa2_bwd_deterministic at hd256 writes the same bytes to each key block's own slot with plain
+// stores, which the model takes as hidden (the slots' HBM traffic is charged where the conversion
+// reads them back): with one slot per key block at hd128 s16384 it ended 1.5 ms after fa2_bwd
+// while reading 3.6 ms of slots, so its main kernel was about 2 ms shorter. At hd64 and hd128 its
+// blocks walk a slot's key blocks, storing the first's and adding the rest's at this rate
+// (predict.cpp, walking_dq_slots). Fitted with kFa2BackwardLdmatrixShare to fa2_bwd (the record above): 48
 // gives the fit's least worst error (6.6%), 44 (7.6%) keeps PyTorch's flash backward at hd128
 // s4096 causal inside the published figures' 25% regression guard (25.1% at 48).
 // fa2_bwd_deterministic of the same loop, held out: -5.4% to +4.9%.
