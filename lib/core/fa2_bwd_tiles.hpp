@@ -56,10 +56,11 @@ constexpr bool deterministic_walks_slots(int headdim) { return headdim != 256; }
 constexpr int deterministic_dq_slots(int key_blocks, long long rows, int multiprocessors,
                                      int headdim) {
   if (!deterministic_walks_slots(headdim)) return key_blocks < 1 ? 1 : key_blocks;
+  const long long sms = multiprocessors < 1 ? 1 : multiprocessors;  // an unknown count: one
   for (int slots = 1; slots < key_blocks; ++slots) {
     const long long blocks = slots * rows;
-    const long long waves = (blocks + multiprocessors - 1) / multiprocessors;
-    if (10 * blocks >= 9 * waves * multiprocessors) return slots;
+    const long long waves = (blocks + sms - 1) / sms;
+    if (10 * blocks >= 9 * waves * sms) return slots;
   }
   return key_blocks < 1 ? 1 : key_blocks;
 }

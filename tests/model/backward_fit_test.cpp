@@ -357,6 +357,7 @@ TEST(BackwardFit, DeterministicSlotsFillTheWavesAndBoundTheWorkspace) {
   EXPECT_EQ(fa2_bwd_tiles::deterministic_dq_slots(14, 4, 132, 128), 14);     // one per key block
   EXPECT_EQ(fa2_bwd_tiles::deterministic_dq_slots(128, 16, 132, 256), 128);  // hd256
   EXPECT_FALSE(fa2_bwd_tiles::deterministic_walks_slots(256));
+  EXPECT_EQ(fa2_bwd_tiles::deterministic_dq_slots(128, 16, 0, 128), 1);  // SM count unknown
 }
 
 }  // namespace
