@@ -51,7 +51,9 @@ struct AttnBuffers {
   const void* v = nullptr;
   void* o = nullptr;
   float* lse = nullptr;
-  void* workspace = nullptr;  // at least workspace_bytes(shape, device) bytes, 256-byte aligned
+  // At least workspace_bytes(shape, device) bytes for the device the launch runs on (the current
+  // one), 256-byte aligned.
+  void* workspace = nullptr;
   // The backward pass's tensors (unused by forward kernels).
   const void* dout = nullptr;
   void* dq = nullptr;

@@ -335,12 +335,15 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
                            cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o));
   if (const int slots = walking_dq_slots(gpu, s, o, p.tile)) {
-    // One block per slot and row walks the slot's key blocks, their work even: the waves of
-    // those blocks, each with its share of the tiles and of the key blocks' overheads.
+    // One block per slot and row walks the slot's key blocks: the waves of those blocks, each
+    // as long as its key blocks (tiles and overheads). Causal key blocks even out over the snake
+    // (a share of the average); non-causal ones are equal, and a slot walks ceil(K / S) of them.
     const double blocks = double(slots) * double(s.batch) * double(s.heads_kv);
-    plan.makespan_cycles = std::ceil(blocks / gpu.sms) *
-                           (plan.tiles * p.tile_time_cycles + plan.ctas * cta_overhead_cycles) /
-                           blocks;
+    const double key_blocks = ceil_div(double(s.seqlen_k), p.tile.n);
+    const double walked = s.causal ? key_blocks / slots : std::ceil(key_blocks / slots);
+    const double per_key_block =
+        (plan.tiles * p.tile_time_cycles + plan.ctas * cta_overhead_cycles) / plan.ctas;
+    plan.makespan_cycles = std::ceil(blocks / gpu.sms) * walked * per_key_block;
     plan.ctas = blocks;
     plan.waves = blocks / gpu.sms;
   }
