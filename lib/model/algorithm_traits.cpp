@@ -181,14 +181,6 @@ bool lab_splits_groups(const AttnShape& s, const Options& o) {
                                          int(s.headdim));
 }
 
-int lab_deterministic_dq_slots(const AttnShape& s, const Options& o, int sms) {
-  if (!o.deterministic || o.algorithm != Algorithm::fa2 || o.pass != Pass::bwd) return 0;
-  const int d = int(s.headdim);
-  const long long key_block = fa2_bwd_tiles::key_block(d);
-  const int key_blocks = int((s.seqlen_k + key_block - 1) / key_block);
-  return fa2_bwd_tiles::deterministic_dq_slots(key_blocks, s.batch * s.heads_kv, sms, d);
-}
-
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {
   if (algorithm != Algorithm::fa4) return 0;
   // FA4 turns emulation off where MUFU doubled (B300: 32 ex2/clk/SM), fa4-facts.md §4.

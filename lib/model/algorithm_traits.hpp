@@ -71,10 +71,6 @@ std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& shape, const Options& optio
 // core/fa3_tiles.hpp's bwd_split_gqa_groups, fa2_bwd (not the deterministic variant) by
 // core/fa2_bwd_tiles.hpp's split_gqa_groups.
 bool lab_splits_groups(const AttnShape& shape, const Options& options);
-// fa2_bwd_deterministic's dQ slots on a GPU of `sms` SMs (core/fa2_bwd_tiles.hpp's
-// deterministic_dq_slots): fewer than the key blocks where its thread blocks walk a slot's key
-// blocks; 0 for every other configuration.
-int lab_deterministic_dq_slots(const AttnShape& shape, const Options& options, int sms);
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

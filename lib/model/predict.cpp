@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "core/fa2_bwd_tiles.hpp"
 #include "core/fa3_tiles.hpp"
 #include "model/algorithm_traits.hpp"
 #include "model/factors.hpp"
@@ -282,11 +283,15 @@ int key_grad_reduce_launches(const hw::Spec& gpu, const AttnShape& s, const Opti
   return o.group_reduced_key_grads ? 2 : 0;
 }
 
-// fa2_bwd_deterministic's dQ slots where its thread blocks walk several key blocks each (one slot
-// a block, its key blocks in a snake order that evens out their work), 0 elsewhere.
+// fa2_bwd_deterministic's dQ slots (core/fa2_bwd_tiles.hpp's deterministic_dq_slots) where its
+// thread blocks walk several key blocks each (one slot a block, its key blocks in a snake order
+// that evens out their work), 0 elsewhere.
 int walking_dq_slots(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile t) {
-  const int slots = lab_backward(gpu, o) ? lab_deterministic_dq_slots(s, o, gpu.sms) : 0;
-  return slots < ceil_div(double(s.seqlen_k), t.n) ? slots : 0;
+  if (!lab_backward(gpu, o) || !o.deterministic || o.algorithm != Algorithm::fa2) return 0;
+  const int key_blocks = int(ceil_div(double(s.seqlen_k), t.n));
+  const int slots = fa2_bwd_tiles::deterministic_dq_slots(key_blocks, s.batch * s.heads_kv,
+                                                          gpu.sms, int(s.headdim));
+  return slots < key_blocks ? slots : 0;
 }
 
 // Query rows times the dQ slots each one sums in the conversion: with causal masking, row r sums
