@@ -47,22 +47,30 @@ constexpr bool deterministic_walks_slots(int headdim) { return headdim != 256; }
 // head, batch) row take a slot each and walk its key blocks in a fixed order (slot j: key blocks
 // j, 2S - 1 - j, 2S + j, ... for S slots, a snake over rounds of S, so that causal walks even
 // out), storing the first one's dQ parts into the slot and adding the rest's; the conversion sums
-// the slots in order. S is the fewest slots whose S x `rows` blocks fill at least 90% of the
-// waves they take on `multiprocessors` SMs (one block per SM), at most one per key block; one per
-// key block where the blocks do not walk. One slot per key block everywhere held
-// ceil(seqlen_k / key block) copies of dQ (17 GB at hd128 s16384 b1 h16) and made the conversion
-// read them all back; the fewest slots measured 1-7% faster at hd64 and hd128 on a lent H200
-// (lib/kernels/NOTES.md).
+// the slots in order. A slot's blocks take waves(S) = ceil(S x `rows` / `multiprocessors`) waves
+// (one block per SM) of walks of up to ceil(key_blocks / S) key blocks; S is the fewest slots
+// whose waves(S) x ceil(key_blocks / S) is within 10% of the least over every S, at most one per
+// key block; one per key block where the blocks do not walk. One slot per key block everywhere
+// held ceil(seqlen_k / key block) copies of dQ (17 GB at hd128 s16384 b1 h16) and made the
+// conversion read them all back; the fewest slots measured 1-7% faster at hd64 and hd128 on a
+// lent H200 (lib/kernels/NOTES.md). Counting the walk's longest slot, not only the waves' fill,
+// takes 16 slots of 16 key blocks at 8 rows and 256 key blocks where filling 90% of a wave took
+// 15 slots walking up to 18.
 constexpr int deterministic_dq_slots(int key_blocks, long long rows, int multiprocessors,
                                      int headdim) {
-  if (!deterministic_walks_slots(headdim)) return key_blocks < 1 ? 1 : key_blocks;
+  const int all = key_blocks < 1 ? 1 : key_blocks;
+  if (!deterministic_walks_slots(headdim)) return all;
   const long long sms = multiprocessors < 1 ? 1 : multiprocessors;  // an unknown count: one
-  for (int slots = 1; slots < key_blocks; ++slots) {
-    const long long blocks = slots * rows;
-    const long long waves = (blocks + sms - 1) / sms;
-    if (10 * blocks >= 9 * waves * sms) return slots;
-  }
-  return key_blocks < 1 ? 1 : key_blocks;
+  const auto makespan = [&](int slots) {
+    const long long waves = (slots * rows + sms - 1) / sms;
+    return waves * ((all + slots - 1) / slots);
+  };
+  long long least = makespan(all);
+  for (int slots = 1; slots < all; ++slots)
+    if (makespan(slots) < least) least = makespan(slots);
+  for (int slots = 1; slots < all; ++slots)
+    if (10 * makespan(slots) <= 11 * least) return slots;
+  return all;
 }
 
 }  // namespace fa4::fa2_bwd_tiles

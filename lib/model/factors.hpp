@@ -229,10 +229,14 @@ inline constexpr double kBackwardKeyBlockIoExposure = 1.4;
 inline constexpr double kLabFa3BackwardStepWaitCycles = 800;
 // - dQ staged in shared memory and added by one TMA tensor reduce-add per 32-column box (fa3_bwd
 //   at hd64 and hd128 since run 9 of lib/kernels/fa3/NOTES_BWD.md): the consumers no longer wait
-//   for the staging tile to drain (ncu: the wait fell from 17.8% of warp samples to 1%). Fitted to
-//   fa3_bwd at hd128 in data/runs/2026-11-26-h200-bwd.db (12 figures), checked at hd64 (held
-//   out) and on the Llama-3 shapes of data/runs/2026-11-26-h200-llama3-2.db.
-inline constexpr double kLabFa3StagedDqStepWaitCycles = 400;
+//   for the staging tile to drain (ncu: the wait fell from 17.8% of warp samples to 1%). Fitted
+//   (minimax) to fa3_bwd at hd128 in data/runs/2026-11-27-h200-fa3-bwd.db (12 figures, -6.9% to
+//   +7.4%), after the staging rows were interleaved by halves: the staging stores had taken two
+//   shared-memory wavefronts a half warp (35.0 M bank conflicts at hd128 s4096, ncu), time that
+//   the 400 cycles fitted before (data/runs/2026-11-26-h200-bwd.db) held and the model's
+//   conflict-free shared-memory bytes did not. Checked at hd64 and on the Llama-3 shapes
+//   (held out: data/runs/2026-11-27-h200-fa3-llama3.db).
+inline constexpr double kLabFa3StagedDqStepWaitCycles = 200;
 // A one-stage Q/dO ring (fa3_bwd's dK/dQ pass at hd256, where K and V take 128 KiB; its dV pass
 // has two stages): the next query block's TMA loads wait until this block's GEMMs have read the
 // stage, so their latency is exposed once per query block of such a pass. Fitted to the
@@ -275,7 +279,8 @@ inline constexpr double kLabFa3SerialDqChunkCyclesPerElement = 0.07;
 // 8.2%) the model was 6-9% slow on the non-causal GQA figures, whose key blocks walk the most
 // query blocks, and 7-10% fast on the windowed ones, whose key blocks walk the fewest (about 9):
 // the per-key-block cost the single term spread over every step. The step wait that remains is
-// near our fa3_bwd's with its staged dQ (kLabFa3StagedDqStepWaitCycles, 400).
+// near what our fa3_bwd's with its staged dQ was (kLabFa3StagedDqStepWaitCycles, 400 while its
+// staging stores took two wavefronts a half warp; 200 since).
 // lib/model/NOTES.md section 2g has the grid and the held-out errors.
 inline constexpr double kHopperBackwardStepWaitCycles = 425;
 inline constexpr double kHopperBackwardKeyBlockFillCycles = 12000;

@@ -203,8 +203,8 @@ __device__ __forceinline__ void reduce_dq(const BwdParams& p, const BwdSharedMap
       mbarrier_wait(smem.dq_full(), staged_tiles & 1u);
 #pragma unroll
       for (int box = 0; box < T::kDqBoxes; ++box)
-        tma_reduce_add_3d(&p.dq_map, smem.dq() + std::uint32_t(box * T::kDqBoxBytes),
-                          box * T::kDqBoxColumns, qb.m_block * T::kBlockM, qb.bh_q);
+        tma_reduce_add_4d(&p.dq_map, smem.dq() + std::uint32_t(box * T::kDqBoxBytes),
+                          box * T::kDqBoxColumns, 0, qb.m_block * T::kBlockM, qb.bh_q);
       tma_store_commit();
       tma_store_wait_read();
       mbarrier_arrive(smem.dq_empty());
@@ -320,17 +320,19 @@ __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T
   const int g = lane / 4, t = lane % 4;
   const int warp_row = row0 + (int(threadIdx.x) % kWarpgroupThreads) / kWarpSize * 16 + g;
   if constexpr (T::kBulkReduce) {
-    // Columns col0 + 8j + 2t, +1 of row r: box (col0 + 8j) / 32, 16-byte chunk (2 (j % 4) + t / 2)
-    // ^ (r % 8), r % 8 being g: each bank takes two of a warp's 8-byte stores (rows g and g ^ 1
-    // share a chunk pair, so a half warp may take two wavefronts instead of one). The chunk's j
-    // part is an XOR of the row's address (boxes and rows are 128-byte aligned).
+    // Columns col0 + 8j + 2t, +1 of row r: box (col0 + 8j) / 32, box row q = 2 (r % kDqHalfRows)
+    // + r / kDqHalfRows, 16-byte chunk (2 (j % 4) + t / 2) ^ (q % 8). q % 8 = 2 (g % 4) + r /
+    // kDqHalfRows: a half warp's four rows take four distinct chunk pairs, one wavefront per
+    // half warp. The chunk's j part is an XOR of the row's address (boxes and rows are 128-byte
+    // aligned).
     mbarrier_wait(smem.dq_empty(), (iteration & 1u) ^ 1u);
 #pragma unroll
     for (int h = 0; h < kRowsPerThread; ++h) {
+      const int r = warp_row + 8 * h;
+      const int q = 2 * (r % T::kDqHalfRows) + r / T::kDqHalfRows;
       const std::uint32_t row =
-          smem.dq() + std::uint32_t(col0 / T::kDqBoxColumns * T::kDqBoxBytes +
-                                    (warp_row + 8 * h) * kSwizzleBytes + ((t / 2) ^ g) * 16 +
-                                    8 * (t % 2));
+          smem.dq() + std::uint32_t(col0 / T::kDqBoxColumns * T::kDqBoxBytes + q * kSwizzleBytes +
+                                    ((t / 2) ^ (q % 8)) * 16 + 8 * (t % 2));
 #pragma unroll
       for (int j = 0; j < kColumnBlock / 8; ++j) {
         const std::uint32_t at =

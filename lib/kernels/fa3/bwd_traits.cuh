@@ -83,10 +83,12 @@ struct BwdTraits {
   static constexpr bool kDqSplitRows = kBlockM == 2 * kMmaM;
   static constexpr int kDqCols = kDqSplitRows ? HeadDim : HeadDim / 2;
   // The dQ staging tile for the bulk reduce: kBlockM rows of float32 in boxes of 32 columns (128
-  // bytes per row, the 128-byte swizzle), as the tensor reduce-add reads them (one per box).
+  // bytes per row, the 128-byte swizzle), as the tensor reduce-add reads them (one per box); row
+  // r at box row 2 (r % kDqHalfRows) + r / kDqHalfRows (the map's interleaved halves).
   static constexpr int kDqBoxColumns = kSwizzleBytes / 4;
   static constexpr int kDqBoxes = HeadDim / kDqBoxColumns;
   static constexpr int kDqBoxBytes = kBlockM * kSwizzleBytes;
+  static constexpr int kDqHalfRows = kBlockM / 2;
   static constexpr int kDqStageBytes = kBulkReduce ? kDqBoxes * kDqBoxBytes : 0;
 
   // Per-thread register tiles (wgmma accumulator layout: N / 2 fp32 per thread).
@@ -166,8 +168,9 @@ struct BwdParams {
   // The identity table of tile indices (bwd_common.hpp's tile_ids) in boxes of one entry: the
   // producer hands a claimed index to the consumers and the reduce warp by copying its entry.
   CUtensorMap tile_id_map;
-  // The dQ accumulator as {headdim, rows_padded, batch * heads_q} float32, in boxes of {32,
-  // kBlockM, 1} with the 128-byte swizzle: the staging tile's tensor reduce-adds (kBulkReduce).
+  // The dQ accumulator as {headdim, 2, rows_padded - kBlockM / 2, batch * heads_q} float32, in
+  // boxes of {32, 2, kBlockM / 2, 1} with the 128-byte swizzle (tensor_map.cuh's
+  // float_row_halves_tensor_map): the staging tile's tensor reduce-adds (kBulkReduce).
   CUtensorMap dq_map;
   int seqlen_q;
   int seqlen_k;

@@ -29,7 +29,10 @@
 //       dK  += dS^T Q               RS  m64 n{d}
 //       dQ   = dS K                 SS  m64 n{d/2 or d} (K N-major: the new ss_tb wrapper), after
 //                                   both warpgroups' dS columns are in shared memory (bar.sync);
-//                                   staged in shared memory for the reduce warp
+//                                   staged in shared memory for the reduce warp, the tile's rows
+//                                   interleaved by halves (row r at 2 (r % (M/2)) + r / (M/2),
+//                                   a 4-D tensor map's box) so that a half warp's 8-byte stores
+//                                   take one wavefront, not two
 //     dK and dV stay in registers across the tile's query loop (GQA: across the group's query
 //     heads too, so dK/dV need no atomics, unless the group is split: then a tile is one query
 //     head's and stores that head's share); at the end they are scaled, rounded and stored by TMA

@@ -108,14 +108,15 @@ __device__ __forceinline__ void tma_store_wait_read() {
 __device__ __forceinline__ void tma_store_wait_all() {
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
-// Adds the box at `src` (laid out as tma_load_3d writes it) into the tensor at {c0, c1, c2}
-// element by element (cp.reduce.async.bulk.tensor .add); bulk-group completion as tma_store_3d.
-__device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, std::uint32_t src,
-                                                  int c0, int c1, int c2) {
+// Adds the box at `src` (laid out as the 4-D map's box, dimension 0 fastest) into the tensor at
+// {c0, c1, c2, c3} element by element (cp.reduce.async.bulk.tensor .add); bulk-group completion
+// as tma_store_3d.
+__device__ __forceinline__ void tma_reduce_add_4d(const CUtensorMap* map, std::uint32_t src,
+                                                  int c0, int c1, int c2, int c3) {
   asm volatile(
-      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group"
-      " [%0, {%2, %3, %4}], [%1];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)),
-      "r"(src), "r"(c0), "r"(c1), "r"(c2)
+      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group"
+      " [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
 }
 // Makes this thread's generic-proxy shared-memory writes visible to the async proxy (TMA).

@@ -122,15 +122,35 @@ inline Result<CUtensorMap> tile_ids_tensor_map(const std::int32_t* data, std::in
   return words_tensor_map(CU_TENSOR_MAP_DATA_TYPE_INT32, data, 4, entries, 4, "tile-index");
 }
 
-// The view {columns, rows, heads} of a float32 array (fa3_bwd's dQ accumulator), in boxes of
-// {32, box_rows, 1}: 128-byte rows, with the 128-byte swizzle.
-inline Result<CUtensorMap> float_rows_tensor_map(const float* data, std::int64_t columns,
-                                                 std::int64_t rows, std::int64_t heads,
-                                                 int box_rows) {
+// fa3_bwd's dQ accumulator, float32 {columns, rows, heads} (rows a multiple of block_rows), as
+// the 4-D view {columns, 2, rows - block_rows / 2, heads} whose second dimension steps half a
+// block of rows: a box {32, 2, block_rows / 2, 1} at {c, 0, m, h} holds rows m ... m + block_rows
+// - 1 with row m + y + b * block_rows / 2 at box row 2y + b (rows of a block interleaved by
+// halves), 128 bytes a row with the 128-byte swizzle. Rows 0-3 of each half then take four
+// distinct swizzle phases (2y % 8), which keeps a half warp's 8-byte staging stores, rows g = 0-3
+// or 4-7 of the mma layout, on distinct banks.
+inline Result<CUtensorMap> float_row_halves_tensor_map(const float* data, std::int64_t columns,
+                                                       std::int64_t rows, std::int64_t heads,
+                                                       int block_rows) {
   auto encode = tensor_map_encoder();
   if (!encode) return encode.error();
-  return swizzled_rows_map(*encode, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, data, columns, rows, heads,
-                           box_rows, CU_TENSOR_MAP_L2_PROMOTION_NONE, "float32 ");
+  constexpr int kElementBytes = 4;
+  const int box_columns = kSwizzleBytes / kElementBytes, half = block_rows / 2;
+  const std::int64_t row_bytes = columns * kElementBytes;
+  CUtensorMap map{};
+  const cuuint64_t dims[4] = {cuuint64_t(columns), 2, cuuint64_t(rows - half), cuuint64_t(heads)};
+  const cuuint64_t strides[3] = {cuuint64_t(half * row_bytes), cuuint64_t(row_bytes),
+                                 cuuint64_t(rows * row_bytes)};
+  const cuuint32_t box[4] = {cuuint32_t(box_columns), 2, cuuint32_t(half), 1};
+  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  const CUresult result = (*encode)(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, const_cast<float*>(data), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return encoded_map(result, map,
+                     "float32 box {" + std::to_string(box_columns) + ", 2, " +
+                         std::to_string(half) + ", 1} over {" + std::to_string(columns) + ", 2, " +
+                         std::to_string(rows - half) + ", " + std::to_string(heads) + "}");
 }
 
 // One tensor map of a launch: where it goes, the tensor, its rows (seqlen) and heads (batch *
