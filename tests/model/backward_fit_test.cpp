@@ -227,6 +227,16 @@ const LaterRun kLaterRuns[] = {
     // every earlier record) and one query row per head at -14.2%.
     {"2026-11-27-h200-fa3-bwd.db", "h200", {{"fa3_bwd", 12}}, {{"fa3_bwd", 36}}},
     {"2026-11-27-h200-fa3-llama3.db", "h200", {{"fa3_bwd", 23.5}}, {{"fa3_bwd", 11}}},
+    // fa3_bwd and its ablations over data/sweeps/ladder-h128.json after the staging change, a
+    // later lease that evening: fa3_bwd -6.3% to +7.5%, fa3_bwd_atomics -4.0% to +8.6%,
+    // fa3_bwd_no_overlap -2.8% to +12.6% (s16384, a 10 ms launch drifting with power: +4.5%
+    // causal), fa3_bwd_no_persistent -4.8% to +7.1%; fa3_bwd_one_stage not held (+16% to +45%).
+    {"2026-11-27-h200-bwd-ablation.db",
+     "h200",
+     {{"fa3_bwd", 8}, {"fa3_bwd_atomics", 9}, {"fa3_bwd_no_overlap", 13},
+      {"fa3_bwd_no_persistent", 7.5}},
+     {{"fa3_bwd", 12}, {"fa3_bwd_atomics", 12}, {"fa3_bwd_no_overlap", 12},
+      {"fa3_bwd_no_persistent", 12}}},
 };
 
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
