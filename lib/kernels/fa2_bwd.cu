@@ -28,8 +28,9 @@
 //   walking its slot's key blocks in a fixed order and adding their dQ parts into the slot (the
 //   first stored, the rest added by the one thread that owns each element, in program order);
 //   step 3 sums the slots in slot order. The slots (core/fa2_bwd_tiles.hpp's
-//   deterministic_dq_slots) are as few as fill the SMs' waves, at most one per key block: its
-//   workspace holds that many float32 copies of dQ (padded rows).
+//   deterministic_dq_slots) are as few as keep the waves times the longest walk within 10% of the
+//   least, at most one per key block: its workspace holds that many float32 copies of dQ (padded
+//   rows).
 //
 // Over the forward (fa2.cu): recomputation of P from the saved LSE instead of storing it, the five
 // GEMMs, the float32 dQ reduction across thread blocks.
