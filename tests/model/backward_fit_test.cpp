@@ -227,6 +227,10 @@ const LaterRun kLaterRuns[] = {
     // every earlier record) and one query row per head at -14.2%.
     {"2026-11-27-h200-fa3-bwd.db", "h200", {{"fa3_bwd", 12}}, {{"fa3_bwd", 36}}},
     {"2026-11-27-h200-fa3-llama3.db", "h200", {{"fa3_bwd", 23.5}}, {{"fa3_bwd", 11}}},
+    // The lent H100 that night, fa3_bwd of the staging change over the FA3-paper sweep, the SDPA
+    // cuDNN backward after in the same call: hd64 -2.6% to +7.2%, hd128 -9.6% to +3.6% (s1024),
+    // hd256 -6.5% to +2.5%.
+    {"2026-11-27-h100-fa3-bwd.db", "h100-sxm", {{"fa3_bwd", 10}}, {{"fa3_bwd", 36}}},
     // fa3_bwd and its ablations over data/sweeps/ladder-h128.json after the staging change, a
     // later lease that evening: fa3_bwd -6.3% to +7.5%, fa3_bwd_atomics -4.0% to +8.6%,
     // fa3_bwd_no_overlap -2.8% to +12.6% (s16384, a 10 ms launch drifting with power: +4.5%
