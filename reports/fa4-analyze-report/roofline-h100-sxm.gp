@@ -18,15 +18,15 @@ set xtics autofreq
 set xrange [0.1:100000]
 set yrange [0.1:10000]
 plot 'roofline-h100-sxm.dat' index 0 using 1:2 with lines lw 2 lc rgb '#444444' title 'HBM 3.35 TB/s', \
-     'roofline-h100-sxm.dat' index 1 using 1:2 with lines lw 2 dt 2 lc rgb '#444444' title 'HBM copy 2.81 TB/s (measured)', \
+     'roofline-h100-sxm.dat' index 1 using 1:2 with lines lw 2 dt 2 lc rgb '#444444' title 'HBM copy 2.80 TB/s (measured)', \
      'roofline-h100-sxm.dat' index 2 using 1:2 with lines lw 2 lc rgb '#000000' title 'dense bf16 peak: 989', \
      'roofline-h100-sxm.dat' index 3 using 1:2 with lines lw 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128: 1979', \
      'roofline-h100-sxm.dat' index 4 using 1:2 with lines lw 2 lc rgb '#7d3c98' title 'shared memory, hd128: 1583', \
      'roofline-h100-sxm.dat' index 5 using 1:2 with lines lw 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128: 1256', \
-     'roofline-h100-sxm.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title 'cuBLAS bf16 GEMM (measured): 782', \
-     'roofline-h100-sxm.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128 (measured): 1901', \
-     'roofline-h100-sxm.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#7d3c98' title 'shared memory, hd128 (measured): 1576', \
-     'roofline-h100-sxm.dat' index 9 using 1:2 with lines lw 2 dt 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128 (measured): 1241', \
+     'roofline-h100-sxm.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title 'cuBLAS bf16 GEMM (measured): 786', \
+     'roofline-h100-sxm.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128 (measured): 2007', \
+     'roofline-h100-sxm.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#7d3c98' title 'shared memory, hd128 (measured): 1596', \
+     'roofline-h100-sxm.dat' index 9 using 1:2 with lines lw 2 dt 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128 (measured): 1256', \
      'roofline-h100-sxm.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#4e79a7' title 'naive (model)', \
      'roofline-h100-sxm.dat' index 11 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fa2 (model)', \
      'roofline-h100-sxm.dat' index 12 using 1:2 with points pt 9 ps 1.4 lc rgb '#e15759' title 'fa3 (model)', \
