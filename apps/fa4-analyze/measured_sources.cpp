@@ -1,11 +1,15 @@
 #include "measured_sources.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include "open_store.hpp"
 #include "orchestration/bench_prediction.hpp"
@@ -46,12 +50,33 @@ void add(MeasuredSources& out, const store::Store& db, const std::string& shown_
   out.origins.push_back(fmt::format("`{}`: {}", shown_name, describe_runs(take(db.list_runs()))));
 }
 
+// Private copies of the reference runs: fa4-reference-<pid>-<file name> in the temp folder.
+constexpr std::string_view kCopyPrefix = "fa4-reference-";
+
+// Removes the private copies (and their -wal, -shm files) that a report killed before its cleanup
+// left behind: those whose process is gone. Another process's copies stay while it runs.
+void remove_stale_copies() {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(ec), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(kCopyPrefix)) continue;
+    const char* first = name.data() + kCopyPrefix.size();
+    const char* last = name.data() + name.size();
+    pid_t pid = 0;
+    const auto [end, parsed] = std::from_chars(first, last, pid);
+    if (parsed != std::errc{} || end == last || *end != '-' || pid <= 0) continue;
+    if (::kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(entry.path());
+  }
+  for (const fs::path& path : stale) fs::remove(path, ec);
+}
+
 // Opens a private copy of a shipped database (opening migrates, and the copy keeps the shipped
 // file byte for byte), reads it and removes the copy.
 void add_reference_run(MeasuredSources& out, const Context& ctx, const fs::path& file,
                        const std::string& shown_name) {
   const fs::path copy = fs::temp_directory_path() /
-                        fmt::format("fa4-reference-{}-{}", ::getpid(), file.filename().string());
+                        fmt::format("{}{}-{}", kCopyPrefix, ::getpid(), file.filename().string());
   std::error_code ec;
   fs::copy_file(file, copy, fs::copy_options::overwrite_existing, ec);
   if (ec)
@@ -82,6 +107,7 @@ void add_reference_runs(MeasuredSources& out, const Context& ctx, const std::str
                     "--reference-runs at data/runs, or pass --no-reference-runs",
                     runs_dir, ec.message()));
   std::sort(files.begin(), files.end());
+  remove_stale_copies();
   // The shipped folder is named as the source tree names it, so reports carry no local paths.
   const bool shipped = fs::equivalent(runs_dir, reference_runs_dir(ctx, ""), ec);
   for (const fs::path& file : files)

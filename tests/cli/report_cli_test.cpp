@@ -1,7 +1,11 @@
 // fa4-analyze report: its charts beside the markdown, the shipped reference runs by default, and
 // without gnuplot the markdown still written, naming each skipped chart and why.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -49,6 +53,29 @@ TEST_F(ReportCli, ShowsTheReferenceRunsUnlessToldNot) {
   EXPECT_NE(a.find("### NVIDIA H200"), std::string::npos);
   EXPECT_EQ(b.find("data/runs/"), std::string::npos);
   EXPECT_NE(b.find("Nothing is measured yet"), std::string::npos);
+}
+
+// A report killed before its cleanup leaves its private copies of the reference runs in the temp
+// folder; the next report removes those whose process is gone and leaves a running one's.
+TEST_F(ReportCli, RemovesTheCopiesThatAKilledReportLeftBehind) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // a process id no process has now
+  const auto temp = std::filesystem::temp_directory_path();
+  const std::string tag = "-fa4-report-cli-test.db";
+  const auto gone = temp / ("fa4-reference-" + std::to_string(child) + tag);
+  const auto alive = temp / ("fa4-reference-" + std::to_string(::getpid()) + tag);
+  for (const auto& file : {gone, std::filesystem::path(gone.string() + "-wal"), alive})
+    std::ofstream(file) << "a copy";
+  ::setenv("FA4_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const Outcome o = run("--db t.db report --out r.md");
+  ::unsetenv("FA4_GNUPLOT");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(gone));
+  EXPECT_FALSE(std::filesystem::exists(gone.string() + "-wal"));
+  EXPECT_TRUE(std::filesystem::exists(alive)) << "a running process's copy stays";
+  std::filesystem::remove(alive);
 }
 
 }  // namespace
