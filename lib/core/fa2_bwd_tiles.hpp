@@ -66,8 +66,10 @@ constexpr int deterministic_dq_slots(int key_blocks, long long rows, int multipr
     return waves * ((all + slots - 1) / slots);
   };
   long long least = makespan(all);
-  for (int slots = 1; slots < all; ++slots)
-    if (makespan(slots) < least) least = makespan(slots);
+  for (int slots = 1; slots < all; ++slots) {
+    const long long m = makespan(slots);
+    if (m < least) least = m;
+  }
   for (int slots = 1; slots < all; ++slots)
     if (10 * makespan(slots) <= 11 * least) return slots;
   return all;

@@ -63,7 +63,8 @@ Status launch_bwd_main(const AttnShape& shape, const AttnBuffers& buffers,
   const auto tile_id_map = tma::tile_ids_tensor_map(arrays.tile_ids, tiles + 1);
   if (!tile_id_map) return Error{"fa3_bwd: " + tile_id_map.error().message};
   if constexpr (T::kBulkReduce) {
-    const auto dq_map = tma::float_row_halves_tensor_map(arrays.dq_accum, d, rows, q_heads, T::kBlockM);
+    const auto dq_map =
+        tma::float_row_halves_tensor_map(arrays.dq_accum, d, rows, q_heads, T::kBlockM);
     if (!dq_map) return Error{"fa3_bwd: " + dq_map.error().message};
     params.dq_map = *dq_map;
   }
