@@ -21,7 +21,14 @@ int max_headdim(const AttnShape& s) { return int(std::max(s.headdim, s.headdim_v
 // FA4's two 128-row softmax warpgroups per CTA on Blackwell).
 Tile preferred_tile(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass) {
   const int d = max_headdim(s);
-  if (pass == Pass::bwd) return {128, 128};
+  if (pass == Pass::bwd) {
+    // FA3's Hopper backward above hd128 (hopper/flash_bwd_launch_template.h, run_mha_bwd_hdim192
+    // and _hdim256 at Arch >= 90): 64 queries x 96 keys at hd192, 64 x 80 at hd256, so that dK
+    // and dV (keys x (d + d_v) float32) stay in its two warpgroups' registers.
+    if ((algorithm == Algorithm::fa3 || algorithm == Algorithm::fa4) && is_hopper(gpu) && d > 128)
+      return {64, d <= 192 ? 96 : 80};
+    return {128, 128};
+  }
   switch (algorithm) {
     case Algorithm::naive: return {128, 128};
     case Algorithm::fa2: return d <= 64 ? Tile{128, 128} : Tile{128, 64};
