@@ -58,15 +58,19 @@ constexpr std::string_view kCopyPrefix = "fa4-reference-";
 void remove_stale_copies() {
   std::error_code ec;
   std::vector<fs::path> stale;
-  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(ec), ec)) {
-    const std::string name = entry.path().filename().string();
+  const fs::path temp = fs::temp_directory_path(ec);
+  if (ec) return;
+  // Non-throwing iteration: a temp folder that cannot be listed leaves the copies where they are.
+  for (fs::directory_iterator it(temp, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     if (!name.starts_with(kCopyPrefix)) continue;
     const char* first = name.data() + kCopyPrefix.size();
     const char* last = name.data() + name.size();
     pid_t pid = 0;
     const auto [end, parsed] = std::from_chars(first, last, pid);
     if (parsed != std::errc{} || end == last || *end != '-' || pid <= 0) continue;
-    if (::kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(entry.path());
+    if (::kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(it->path());
   }
   for (const fs::path& path : stale) fs::remove(path, ec);
 }

@@ -28,9 +28,9 @@ std::string databases(std::size_t n) {
 }
 
 // The databases the stored measurements come from, folded: one line each, with device, date,
-// revision and runs, so that the summary comes first.
+// revision and runs, so that the summary comes first. None where nothing is measured.
 std::string measured_origins_list(const ReportInputs& in) {
-  if (in.measured_origins.empty()) return "";
+  if (in.measurements.empty() || in.measured_origins.empty()) return "";
   std::string out = fmt::format(
       "<details><summary>Where the {} stored measurements come from ({})</summary>\n\n",
       in.measurements.size(), databases(in.measured_origins.size()));

@@ -396,5 +396,23 @@ TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
   EXPECT_TRUE(contains(s, "our fa2 on H200, seqlen 8k, hd 64/128/256")) << s;
 }
 
+// The header folds the databases the measurements come from below the sections line, and shows
+// no such list where nothing is measured (its line says none).
+TEST(Header, FoldsTheMeasurementsDatabasesAndListsNoneWhereNothingIsMeasured) {
+  ReportInputs in = testing::golden_inputs();
+  const std::string measured = header_section(in);
+  EXPECT_TRUE(contains(measured, "problem, from 1 database (listed below the sections, folded)"))
+      << measured;
+  EXPECT_TRUE(contains(measured,
+                       "<details><summary>Where the 20 stored measurements come from (1 "
+                       "database)</summary>\n\n- from `golden.db`: NVIDIA H200"))
+      << measured;
+  in.measurements.clear();
+  const std::string none = header_section(in);
+  EXPECT_TRUE(contains(none, "- Stored measurements: none")) << none;
+  EXPECT_FALSE(contains(none, "<details>")) << none;
+  EXPECT_FALSE(contains(none, "golden.db")) << none;
+}
+
 }  // namespace
 }  // namespace fa4::report
