@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(kBlockThreads) preprocess_kernel(const Preproc
 struct ConvertParams {
   const float* dq_accum;
   void* dq;
-  std::int64_t vectors;  // batch * heads_q * seqlen_q * headdim / kVector
+  std::int64_t units;  // rows: b*h_q*sq*d / kVector vectors; mma_tiles: b*h_q*bands*d row pairs
   std::size_t slot_floats;
   int slots;
   int rows_padded;
@@ -153,20 +153,24 @@ struct ConvertParams {
   float scale;
 };
 
+// The slots row `row` sums: with causal masking, only those whose first key it sees.
+__device__ __forceinline__ int slots_of_row(const ConvertParams& p, int row) {
+  if (!p.causal) return p.slots;
+  const int last_key = row + p.causal_shift;  // the row sees keys 0..last_key
+  return last_key < 0 ? 0 : min(p.slots, last_key / p.key_block + 1);
+}
+
+// rows order: a thread per 8 columns of one row.
 template <typename Element>
-__global__ void __launch_bounds__(kBlockThreads) convert_kernel(const ConvertParams p) {
+__global__ void __launch_bounds__(kBlockThreads) convert_rows_kernel(const ConvertParams p) {
   const std::int64_t vector = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
-  if (vector >= p.vectors) return;
+  if (vector >= p.units) return;
   const int vectors_per_row = p.headdim / kVector;
   const std::int64_t row_index = vector / vectors_per_row;  // (batch, head, row)
   const int column = int(vector % vectors_per_row) * kVector;
   const std::int64_t head_row = row_index / p.seqlen_q;
   const int row = int(row_index % p.seqlen_q);
-  int slots = p.slots;
-  if (p.causal) {
-    const int last_key = row + p.causal_shift;  // the row sees keys 0..last_key
-    slots = last_key < 0 ? 0 : min(slots, last_key / p.key_block + 1);
-  }
+  const int slots = slots_of_row(p, row);
   const float* accum = p.dq_accum + (head_row * p.rows_padded + row) * p.headdim + column;
   float sum[kVector] = {};
   for (int slot = 0; slot < slots; ++slot) {
@@ -179,6 +183,49 @@ __global__ void __launch_bounds__(kBlockThreads) convert_kernel(const ConvertPar
   }
   reinterpret_cast<uint4*>(static_cast<Element*>(p.dq) + row_index * p.headdim)[column / kVector] =
       pack8<Element>(sum, p.scale);
+}
+
+// mma_tiles order: a thread per row pair (g, g + 8) of one 16 x 8 tile, the 64 contiguous bytes
+// of lanes 4g .. 4g + 3; adjacent threads take adjacent tiles of the band, so the writes of a row
+// are contiguous.
+template <typename Element>
+__global__ void __launch_bounds__(kBlockThreads) convert_tiles_kernel(const ConvertParams p) {
+  const std::int64_t unit = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
+  if (unit >= p.units) return;
+  const int tiles_per_band = p.headdim / kDqTileColumns;
+  const int bands = (p.seqlen_q + kDqTileRows - 1) / kDqTileRows;
+  const int tile = int(unit % tiles_per_band);
+  const std::int64_t pair_index = unit / tiles_per_band;  // (batch, head, band, g)
+  const int g = int(pair_index % (kDqTileRows / 2));
+  const std::int64_t band_index = pair_index / (kDqTileRows / 2);
+  const std::int64_t head_row = band_index / bands;
+  const int row = int(band_index % bands) * kDqTileRows + g;  // and row + 8
+  const int slots_top = slots_of_row(p, row), slots_bottom = slots_of_row(p, row + 8);
+  const float4* accum = reinterpret_cast<const float4*>(
+      p.dq_accum + head_row * p.rows_padded * p.headdim +
+      dq_tile_offset(row - g, tile * kDqTileColumns, p.headdim) + 4 * (4 * g));
+  float top[kVector] = {}, bottom[kVector] = {};
+  for (int slot = 0; slot < max(slots_top, slots_bottom); ++slot) {
+    const float4* slot_lanes = accum + slot * p.slot_floats / 4;
+    // Lane 4g + t holds (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1).
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+      const float4 v = slot_lanes[t];
+      if (slot < slots_top) {
+        top[2 * t] += v.x;
+        top[2 * t + 1] += v.y;
+      }
+      if (slot < slots_bottom) {
+        bottom[2 * t] += v.z;
+        bottom[2 * t + 1] += v.w;
+      }
+    }
+  }
+  Element* out = static_cast<Element*>(p.dq) + (head_row * p.seqlen_q + row) * p.headdim +
+                 tile * kDqTileColumns;
+  if (row < p.seqlen_q) *reinterpret_cast<uint4*>(out) = pack8<Element>(top, p.scale);
+  if (row + 8 < p.seqlen_q)
+    *reinterpret_cast<uint4*>(out + 8 * p.headdim) = pack8<Element>(bottom, p.scale);
 }
 
 // One tensor of the group reduction: dK or dV.
@@ -222,11 +269,12 @@ Status check_vector_dims(const AttnShape& shape, const char* what) {
 
 }  // namespace
 
-WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots,
+WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots, DqOrder dq_order,
                                  bool key_grad_partials) {
   WorkspaceLayout layout;
   layout.rows_padded = (shape.seqlen_q + kRowAlignment - 1) / kRowAlignment * kRowAlignment;
   layout.dq_slots = dq_slots;
+  layout.dq_order = dq_order;
   const std::size_t rows = std::size_t(shape.batch * shape.heads_q * layout.rows_padded);
   layout.dq_slot_floats = rows * std::size_t(shape.headdim);
   layout.lse_log2_offset = 0;
@@ -293,10 +341,13 @@ Status launch_preprocess(const AttnShape& shape, const AttnBuffers& buffers,
 Status launch_dq_convert(const AttnShape& shape, const AttnBuffers& buffers,
                          const WorkspaceLayout& layout, std::int64_t key_block, Stream stream) {
   if (Status s = check_vector_dims(shape, "dQ conversion"); !s) return s;
+  const bool tiles = layout.dq_order == DqOrder::mma_tiles;
+  const std::int64_t bands = (shape.seqlen_q + kDqTileRows - 1) / kDqTileRows;
   const ConvertParams params{
       .dq_accum = workspace_arrays(layout, buffers.workspace).dq_accum,
       .dq = buffers.dq,
-      .vectors = shape.batch * shape.heads_q * shape.seqlen_q * shape.headdim / kVector,
+      .units = tiles ? shape.batch * shape.heads_q * bands * shape.headdim
+                     : shape.batch * shape.heads_q * shape.seqlen_q * shape.headdim / kVector,
       .slot_floats = layout.dq_slot_floats,
       .slots = int(layout.dq_slots),
       .rows_padded = int(layout.rows_padded),
@@ -306,11 +357,16 @@ Status launch_dq_convert(const AttnShape& shape, const AttnBuffers& buffers,
       .key_block = int(key_block),
       .causal = shape.causal,
       .scale = float(1.0 / std::sqrt(double(shape.headdim)))};
-  const unsigned blocks = blocks_for(params.vectors, kBlockThreads);
-  if (shape.dtype == Dtype::bf16)
-    convert_kernel<__nv_bfloat16><<<blocks, kBlockThreads, 0, stream>>>(params);
+  const unsigned blocks = blocks_for(params.units, kBlockThreads);
+  const bool bf16 = shape.dtype == Dtype::bf16;
+  if (tiles && bf16)
+    convert_tiles_kernel<__nv_bfloat16><<<blocks, kBlockThreads, 0, stream>>>(params);
+  else if (tiles)
+    convert_tiles_kernel<__half><<<blocks, kBlockThreads, 0, stream>>>(params);
+  else if (bf16)
+    convert_rows_kernel<__nv_bfloat16><<<blocks, kBlockThreads, 0, stream>>>(params);
   else
-    convert_kernel<__half><<<blocks, kBlockThreads, 0, stream>>>(params);
+    convert_rows_kernel<__half><<<blocks, kBlockThreads, 0, stream>>>(params);
   return cuda_status(cudaGetLastError(), "dQ conversion: kernel launch");
 }
 

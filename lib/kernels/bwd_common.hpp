@@ -10,7 +10,15 @@
 //                                          (batch, kv head, key block of kMinKeyBlock keys) and
 //                                          one more, for kernels that hand a tile's index from
 //                                          thread to thread through a TMA copy
-//     dq_accum [dq_slots][batch][heads_q][rows_padded][headdim]
+//     dq_accum [dq_slots][batch][heads_q][rows_padded][headdim], in one of two orders (dq_order):
+//       rows       row-major;
+//       mma_tiles  each band of 16 rows holds its headdim / 8 tiles of 16 x 8 one after another,
+//                  128 floats each in the order of an m16n8 accumulator fragment (mma.sync, and
+//                  wgmma per warp): float 4 * lane + i is row lane / 4 + 8 * (i / 2), column
+//                  2 * (lane % 4) + i % 2. A warp adds its accumulator tile with one 16-byte
+//                  reduction per lane over 512 contiguous bytes, where row-major order takes two
+//                  8-byte reductions each touching 8 rows (8 cache lines: 4x the L1 tag lookups
+//                  and L2 requests per byte; lib/kernels/NOTES.md).
 //     dk_partials [batch][heads_q][seqlen_k][headdim], dv_partials [...][headdim_v]  shape.dtype,
 //                                          only in a layout asked for per-query-head key
 //                                          gradients: a kernel that splits each GQA group into
@@ -53,9 +61,22 @@ inline constexpr std::size_t kArrayAlignment = 256;  // bytes, each array's star
 inline constexpr int kTileCounters = 2;              // fa3_bwd at hd256 launches twice
 inline constexpr std::int64_t kMinKeyBlock = 64;     // the tile-index table's key-block bound
 
+enum class DqOrder { rows, mma_tiles };
+inline constexpr int kDqTileRows = 16;  // mma_tiles order: rows and columns of one tile
+inline constexpr int kDqTileColumns = 8;
+static_assert(kRowAlignment % kDqTileRows == 0, "whole bands of tiles in the padded rows");
+
+// mma_tiles order: the offset in floats, from its head's first row, of the tile whose first
+// element is (row, column), row a multiple of 16 and column of 8 (the lane's four floats are at
+// + 4 * lane).
+constexpr std::int64_t dq_tile_offset(std::int64_t row, std::int64_t column, std::int64_t headdim) {
+  return row * headdim + column * kDqTileRows;
+}
+
 struct WorkspaceLayout {
   std::int64_t rows_padded = 0;  // seqlen_q rounded up to kRowAlignment
   std::int64_t dq_slots = 1;
+  DqOrder dq_order = DqOrder::rows;
   std::size_t dq_slot_floats = 0;   // batch * heads_q * rows_padded * headdim
   std::size_t lse_log2_offset = 0;  // bytes from the workspace start
   std::size_t d_offset = 0;
@@ -71,7 +92,7 @@ struct WorkspaceLayout {
   std::size_t bytes = 0;  // the workspace_bytes a kernel using this layout reports
 };
 
-WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots,
+WorkspaceLayout workspace_layout(const AttnShape& shape, std::int64_t dq_slots, DqOrder dq_order,
                                  bool key_grad_partials = false);
 
 // The arrays of `layout` inside `workspace` (AttnBuffers::workspace).

@@ -351,9 +351,10 @@ __device__ __forceinline__ void store_scores(unsigned char* tile, const PackedSc
     }
 }
 
-// A warp's dQ column pass `pass` out of registers: stored (Store) or added with float32 vector
-// reductions at lane_accum (the lane's first element of the block) plus compile-time offsets. One
-// thread adds to each element, so a deterministic slot's adds land in program order.
+// A warp's dQ column pass `pass` out of registers, into the accumulator's mma_tiles order
+// (bwd_common.hpp): each m16n8 tile's four floats stored (Store) or added with one float32 vector
+// reduction at lane_accum (the lane's floats of the warp's first tile) plus compile-time offsets.
+// One thread adds to each element, so a deterministic slot's adds land in program order.
 template <class T, int NTiles, bool Store>
 __device__ __forceinline__ void write_dq_pass(float* lane_accum,
                                               const float (&dq)[T::Dq::kMTiles][NTiles][4],
@@ -361,22 +362,21 @@ __device__ __forceinline__ void write_dq_pass(float* lane_accum,
 #pragma unroll
   for (int mt = 0; mt < T::Dq::kMTiles; ++mt)
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-#pragma unroll
-      for (int nt = 0; nt < NTiles; ++nt) {
-        float2* target = reinterpret_cast<float2*>(
-            lane_accum + (mt * kMmaM + half * 8) * T::kHeadDim + (pass * NTiles + nt) * kMmaN);
-        const float2 value = make_float2(dq[mt][nt][2 * half], dq[mt][nt][2 * half + 1]);
-        if constexpr (Store) {
-          *target = value;
-        } else {
+    for (int nt = 0; nt < NTiles; ++nt) {
+      float4* target = reinterpret_cast<float4*>(
+          lane_accum + bwd::dq_tile_offset(mt * kMmaM, (pass * NTiles + nt) * kMmaN, T::kHeadDim));
+      const float4 value = make_float4(dq[mt][nt][0], dq[mt][nt][1], dq[mt][nt][2], dq[mt][nt][3]);
+      if constexpr (Store) {
+        *target = value;
+      } else {
 #if __CUDA_ARCH__ >= 900
-          atomicAdd(target, value);  // one vector red.global.add (sm90+)
+        atomicAdd(target, value);  // one vector red.global.add.v4.f32 (sm90+)
 #else
-          atomicAdd(&target->x, value.x);
-          atomicAdd(&target->y, value.y);
+        atomicAdd(&target->x, value.x);
+        atomicAdd(&target->y, value.y);
+        atomicAdd(&target->z, value.z);
+        atomicAdd(&target->w, value.w);
 #endif
-        }
       }
     }
 }
@@ -541,12 +541,13 @@ __device__ __forceinline__ void walk_key_block(const BwdParams& p, unsigned char
 
     // dQ_acc += dS K, into the float32 accumulator (or this key block's slot), in kDqPasses
     // column passes over the warp's dQ tile to bound the registers next to dK and dV.
-    // This lane's first dQ element of the block; every target below is a compile-time offset
-    // from it (one 64-bit address a block, each reduction [address + immediate]).
+    // This lane's floats of the warp's first dQ tile (mma_tiles order); every target below is a
+    // compile-time offset from it (one 64-bit address a block, each reduction [address +
+    // immediate]).
     float* const lane_accum =
         p.dq_accum + (std::int64_t(batch) * p.heads_q + head) * p.rows_padded * T::kHeadDim +
         (Deterministic ? std::size_t(slot) * p.dq_slot_floats : 0) +
-        std::int64_t(m0 + dq_row0 + lane / 4) * T::kHeadDim + dq_col0 + 2 * (lane % 4);
+        bwd::dq_tile_offset(m0 + dq_row0, dq_col0, T::kHeadDim) + 4 * lane;
 #pragma unroll
     for (int pass = 0; pass < T::kDqPasses; ++pass) {
       constexpr int kNTiles = Dq::kNTiles / T::kDqPasses;
@@ -684,7 +685,8 @@ bwd::WorkspaceLayout layout_for(const AttnShape& shape, bool deterministic, int 
                                                             shape.heads_kv * shape.batch,
                                                             multiprocessors, int(shape.headdim))
                     : 1;
-  return bwd::workspace_layout(shape, slots, splits_groups(shape, deterministic));
+  return bwd::workspace_layout(shape, slots, bwd::DqOrder::mma_tiles,
+                               splits_groups(shape, deterministic));
 }
 
 // Launches fa2_bwd_kernel<T, Deterministic, SplitGroups>, its shared-memory limit raised on the

@@ -131,16 +131,20 @@ Status launch_bwd_main_for(const AttnShape& shape, const AttnBuffers& buffers,
 // for deterministic kernels; given for completeness).
 inline constexpr std::int64_t kBwdKeyBlock = fa3_tiles::kBwdBlockN;
 
-// The workspace: one dQ accumulator, and dK, dV partials per query head where the groups split.
+// The workspace: one dQ accumulator (row-major for the TMA reduce-adds, in mma_tiles order for
+// the atomics), and dK, dV partials per query head where the groups split.
+template <BwdVariant V>
 bwd::WorkspaceLayout bwd_workspace_layout(const AttnShape& shape) {
   const bool split = fa3_tiles::bwd_split_gqa_groups(
       shape.causal, int(shape.heads_q / shape.heads_kv), shape.seqlen_q, int(shape.headdim));
-  return bwd::workspace_layout(shape, 1, split);
+  const bwd::DqOrder order =
+      bwd_dq_bulk_reduces(V, int(shape.headdim)) ? bwd::DqOrder::rows : bwd::DqOrder::mma_tiles;
+  return bwd::workspace_layout(shape, 1, order, split);
 }
 
 template <BwdVariant V>
 Status launch_bwd(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
-  const bwd::WorkspaceLayout layout = bwd_workspace_layout(shape);
+  const bwd::WorkspaceLayout layout = bwd_workspace_layout<V>(shape);
   if (Status status = bwd::launch_preprocess(shape, buffers, layout, true, stream); !status)
     return status;
   const Status main = shape.dtype == Dtype::bf16
@@ -154,7 +158,7 @@ Status launch_bwd(const AttnShape& shape, const AttnBuffers& buffers, Stream str
 }
 
 std::size_t bwd_workspace_bytes(const AttnShape& shape, const DeviceCaps&) {
-  return bwd_workspace_layout(shape).bytes;
+  return bwd_workspace_layout<BwdVariant{}>(shape).bytes;  // the order does not change the size
 }
 
 std::optional<std::string> bwd_unsupported_reason(const AttnShape& shape,

@@ -8,6 +8,7 @@
 // 8j + 2t + c), columns being queries for S^T, dP^T and head dims for dV, dK.
 #pragma once
 
+#include "kernels/bwd_common.hpp"
 #include "kernels/fa3/bwd_tile_scheduler.cuh"
 #include "kernels/fa3/bwd_traits.cuh"
 #include "kernels/fa3/softmax.cuh"
@@ -345,16 +346,14 @@ __device__ __forceinline__ void emit_dq(const BwdParams& p, const BwdSharedMap<T
     fence_proxy_async_shared();
     mbarrier_arrive(smem.dq_full());
   } else {
+    // The warp's 16 rows x 8 columns 8j .. 8j + 7 are one tile of the accumulator's mma_tiles
+    // order (bwd_common.hpp), in the accumulator's own order: registers 4j .. 4j + 3 at 4 * lane.
+    float* out = p.dq_accum + std::int64_t(bh_q) * p.rows_padded * T::kHeadDim +
+                 bwd::dq_tile_offset(m0 + warp_row - g, col0, T::kHeadDim) + 4 * lane;
 #pragma unroll
-    for (int h = 0; h < kRowsPerThread; ++h) {
-      const int row = m0 + warp_row + 8 * h;
-      float* out =
-          p.dq_accum + (std::int64_t(bh_q) * p.rows_padded + row) * T::kHeadDim + col0 + 2 * t;
-#pragma unroll
-      for (int j = 0; j < kColumnBlock / 8; ++j)
-        atomicAdd(reinterpret_cast<float2*>(out + 8 * j),
-                  make_float2(dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]));
-    }
+    for (int j = 0; j < kColumnBlock / 8; ++j)
+      atomicAdd(reinterpret_cast<float4*>(out + bwd::dq_tile_offset(0, 8 * j, T::kHeadDim)),
+                make_float4(dq[4 * j], dq[4 * j + 1], dq[4 * j + 2], dq[4 * j + 3]));
   }
 }
 

@@ -17,7 +17,8 @@ enum class BwdOutputs { all, dv, dk_dq };
 struct BwdVariant {
   // dQ partials leave through a shared-memory tile that a producer thread adds into the float32
   // accumulator with TMA reduce-adds (cp.reduce.async.bulk.tensor .add), one per 32-column box;
-  // else each consumer thread adds its registers with vector atomics (red.global.add.v2.f32).
+  // else each consumer thread adds its registers with vector atomics (red.global.add.v4.f32, one
+  // per m16n8 tile into the accumulator's mma_tiles order, bwd_common.hpp).
   bool dq_bulk_reduce = true;
   // Ablations (what each Hopper feature buys). overlap_gemms: each warpgroup keeps GEMMs in flight
   // under its exp2, dS and dQ work (the loop in consume_tile); off, it waits for every GEMM as
@@ -28,6 +29,11 @@ struct BwdVariant {
   bool double_buffered_ring = true;
   bool persistent = true;
 };
+
+// Whether variant V's dQ leaves by TMA reduce-adds at this head dim (else by atomics).
+constexpr bool bwd_dq_bulk_reduces(const BwdVariant& v, int headdim) {
+  return v.dq_bulk_reduce && fa3_tiles::bwd_dq_bulk_reduce(headdim);
+}
 
 inline constexpr int kBwdKeysPerWarpgroup = kMmaM;  // each consumer warpgroup owns 64 keys
 // Named barriers (0 is __syncthreads; ids 1-4 belong to the forward and are not used here):
@@ -62,7 +68,7 @@ struct BwdTraits {
   static constexpr bool kOverlapGemms = V.overlap_gemms && fa3_tiles::bwd_overlap_gemms(HeadDim);
   static constexpr bool kPersistent = V.persistent;
   static constexpr int kDsStages = 2;  // dS alternates so a warpgroup may write the next one
-  static constexpr bool kBulkReduce = V.dq_bulk_reduce && fa3_tiles::bwd_dq_bulk_reduce(HeadDim);
+  static constexpr bool kBulkReduce = bwd_dq_bulk_reduces(V, HeadDim);
   static constexpr int kThreads = (1 + kConsumerWarpgroups) * kWarpgroupThreads;
   static constexpr int kConsumerWarps = kConsumerWarpgroups * kWarpsPerWarpgroup;
 

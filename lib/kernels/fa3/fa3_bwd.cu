@@ -73,8 +73,9 @@
 //          beside 128 KiB of K and V.
 // Registers and spills (ptxas -v) and the measured figures: lib/kernels/fa3/NOTES_BWD.md.
 //
-// Variant (registry entry): fa3_bwd_atomics adds dQ with red.global.add.v2.f32 from the
-// consumers' registers instead of the staging tile and the reduce warp (fa3_bwd itself does so at
+// Variant (registry entry): fa3_bwd_atomics adds dQ with red.global.add.v4.f32 from the
+// consumers' registers, one per m16n8 tile into the accumulator's mma_tiles order
+// (bwd_common.hpp), instead of the staging tile and the reduce warp (fa3_bwd itself does so at
 // hd256: core/fa3_tiles.hpp says why). The other ablations: fa3_bwd_ablations.cu.
 //
 // Benchmark: build-gpu/tests/kernels/kernel_timing --pass bwd --kernels fa3_bwd --headdim 128
