@@ -79,8 +79,6 @@ constexpr ReportedText kReported[] = {
      kOurBwdRun},
     {Reported::lab_fa3_step_wait_cycles, "lab_fa3_step_wait_cycles",
      "cycles per query block and pass lost at fa3_bwd's wgmma waits and dS barrier", kOurBwdRun},
-    {Reported::lab_fa3_dq_atomic_cycles, "lab_fa3_dq_atomic_cycles",
-     "cycles per float32 dQ element added by atomics (fa3_bwd)", kOurBwdRun},
     {Reported::lab_fa3_one_stage_ring_cycles, "lab_fa3_one_stage_ring_cycles",
      "cycles per query block a one-stage Q/dO ring exposes (fa3_bwd's dK/dQ pass at hd256)",
      kOurBwdRun},
@@ -92,7 +90,8 @@ constexpr ReportedText kReported[] = {
      "cycles per query block lost at fa3_bwd's wgmma waits and dS barrier, dQ staged for TMA",
      "fa3_bwd on H200, FA3-paper sweep of 2026-11-26 (lib/model/NOTES_BWD_FIT.md)"},
     {Reported::fa2_dq_reduction_rate, "fa2_dq_reduction_rate",
-     "bytes per cycle per SM of fa2_bwd's float32 dQ reductions, added to the tile (Hopper)",
+     "bytes per cycle per SM of FA2's published float32 dQ reductions, added to the tile "
+     "(Hopper)",
      kOurFa2BwdRun},
     {Reported::overlap_persistent_backward, "overlap", kOverlapMeaning,
      "the published record's \"fit\" backward figures (cuDNN and FA4, Hopper and Blackwell)"},
@@ -257,7 +256,8 @@ const Constant kConstants[] = {
     {"kLabFa3BackwardStepWaitCycles", kLabFa3BackwardStepWaitCycles, "fitted",
      name_of(Reported::lab_fa3_step_wait_cycles),
      "cycles per query block and pass that fa3_bwd loses at its wgmma waits and dS barrier "
-     "(warpgroups in phase) with dQ added by atomics; fitted to fa3_bwd on the lab's H200"},
+     "(warpgroups in phase) with dQ added by atomics (mma_tiles order); fitted to fa3_bwd at "
+     "hd256 on the lab's H200, 2026-11-28"},
     {"kLabFa3StagedDqStepWaitCycles", kLabFa3StagedDqStepWaitCycles, "fitted",
      name_of(Reported::lab_fa3_staged_step_wait_cycles),
      "cycles per query block that fa3_bwd loses at its wgmma waits and dS barrier with dQ staged "
@@ -274,10 +274,6 @@ const Constant kConstants[] = {
      "cuDNN's, as the model takes it) does not overlap on Hopper: the first query block's S and "
      "dP, the dK, dV epilogue; fitted with the step wait to the record's fit bf16 backward "
      "figures on H200"},
-    {"kLabFa3DqAtomicCyclesPerElement", kLabFa3DqAtomicCyclesPerElement, "fitted",
-     name_of(Reported::lab_fa3_dq_atomic_cycles),
-     "cycles per float32 dQ element that fa3_bwd's consumers spend on red.global.add.v2.f32; "
-     "fitted to fa3_bwd_atomics against fa3_bwd at hd128 on the lab's H200"},
     {"kLabFa3OneStageRingCycles", kLabFa3OneStageRingCycles, "fitted",
      name_of(Reported::lab_fa3_one_stage_ring_cycles),
      "cycles per query block that a one-stage Q/dO ring exposes in fa3_bwd (hd256's dK/dQ "
@@ -290,9 +286,10 @@ const Constant kConstants[] = {
      "lab's H200"},
     {"kFa2DqReductionBytesPerCycle", kFa2DqReductionBytesPerCycle, "fitted",
      name_of(Reported::fa2_dq_reduction_rate),
-     "bytes per cycle per SM at which fa2_bwd's float32 dQ reductions leave a tile, their time "
-     "added to the tile's (none for fa2_bwd_deterministic's plain slot stores); Hopper; fitted "
-     "to our fa2_bwd on the lab's H200, FA3-paper sweep of 2026-11-27"},
+     "bytes per cycle per SM at which FA2's published backward's float32 dQ reductions leave a "
+     "tile, their time added to the tile's (Hopper; none in our fa2_bwd since its mma_tiles "
+     "order); fitted to our fa2_bwd's row-major reductions on the lab's H200, FA3-paper sweep of "
+     "2026-11-27"},
     {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
      name_of(Reported::launch_overhead_s),
      "host launch to kernel start, per launch; the harness measures it"},

@@ -195,17 +195,19 @@ inline constexpr double fa2_backward_rereads(std::int64_t headdim, Tile tile) {
 // the FA3-paper sweep, 36 figures: -7.6% to +4.9%; NOTES_BWD_FIT.md); 0.6 before, fitted with
 // the reductions' time inside it to the loop of 2026-11-23.
 inline constexpr double kFa2BackwardLdmatrixShare = 0.7;
-// fa2_bwd's dQ leaves each tile by float32 vector reductions into L2 (4 M d bytes a tile), not
-// hidden under the port-bound loop: their time at this rate per SM adds to the tile's.
-// fa2_bwd_deterministic at hd256 writes the same bytes to each key block's own slot with plain
-// stores, which the model takes as hidden (the slots' HBM traffic is charged where the conversion
-// reads them back): with one slot per key block at hd128 s16384 it ended 1.5 ms after fa2_bwd
-// while reading 3.6 ms of slots, so its main kernel was about 2 ms shorter. At hd64 and hd128 its
-// blocks walk a slot's key blocks, storing the first's and adding the rest's at this rate
-// (predict.cpp, walking_dq_slots). Fitted with kFa2BackwardLdmatrixShare to fa2_bwd (the record above): 48
+// FA2's published backward (PyTorch's flash backward, Options::lab_fa2_backward off) adds dQ by
+// float32 reductions into L2 (4 M d bytes a tile), not hidden under the port-bound loop: their
+// time at this rate per SM adds to the tile's. Fitted with kFa2BackwardLdmatrixShare to our
+// fa2_bwd when its reductions took 8 rows an instruction in row-major order (the record above: 48
 // gives the fit's least worst error (6.6%), 44 (7.6%) keeps PyTorch's flash backward at hd128
-// s4096 causal inside the published figures' 25% regression guard (25.1% at 48).
-// fa2_bwd_deterministic of the same loop, held out: -5.4% to +4.9%.
+// s4096 causal inside the published figures' 25% regression guard); kept for the published
+// kernel, whose own reductions are coalesced (one cache line an instruction) but whose loop
+// issues 13% more instructions than ours at hd256 (ncu, lib/kernels/NOTES.md): the term stands
+// for that excess until a fit to its own figures. Our fa2_bwd since commit 17de6ae adds each
+// accumulator tile with one 16-byte reduction per lane (the mma_tiles order), which the model
+// takes as hidden: fitted to its hd256 record (data/runs/2026-11-28-h200-hd256-bwd-tiles.db,
+// -4.3% to +5.4%; 176 bytes per cycle, 4x this, gave -8.0% to +2.8%) and held out on that
+// session's hd64 and hd128 rounds (-4.4% to +0.5%; fa2_bwd_deterministic +0.9% to +3.8%).
 inline constexpr double kFa2DqReductionBytesPerCycle = 44;
 
 // A key block's K and V loads and its dK and dV stores (4 N d elements; 5 N d for fa3_bwd's two
@@ -222,11 +224,14 @@ inline constexpr double kBackwardKeyBlockIoExposure = 1.4;
 // before exp2; dQ; dK before the next S^T) and on its dQ's way out. Cycles lost per query block
 // and pass beyond the GEMMs and the elementwise stream, which the model's persistent backward
 // exposes in full already (kOverlapPersistentBackward), per dQ path:
-// - dQ by atomics from the consumers' registers (fa3_bwd at hd256, fa3_bwd_atomics): fitted to
-//   fa3_bwd at hd128 when it staged dQ for one bulk reduce-add per row (12 figures of
-//   data/runs/2026-11-23-h200-bwd-2.db, run 1), together with the dQ and ring terms below, and
-//   kept for the atomics path, whose figures (hd256; fa3_bwd_atomics at hd128) it still meets.
-inline constexpr double kLabFa3BackwardStepWaitCycles = 800;
+// - dQ by atomics from the consumers' registers (fa3_bwd at hd256, fa3_bwd_atomics), one 16-byte
+//   reduction per lane and accumulator tile in the mma_tiles order since commit 17de6ae: fitted
+//   (minimax) to fa3_bwd at hd256 in data/runs/2026-11-28-h200-hd256-bwd-tiles.db (12 figures,
+//   -5.5% to +6.7%; 300 gave -7.0% to +4.7%), where it meets the staged path's wait below; held
+//   out on that session's fa3_bwd_atomics rounds at hd64 and hd128 (-4.0% to +6.8%). Before that
+//   order (8-byte reductions over 8 rows each) the path took 800 cycles and 0.04 more per dQ
+//   element, fitted to fa3_bwd_atomics against fa3_bwd at hd128 (lib/model/NOTES_BWD_FIT.md).
+inline constexpr double kLabFa3BackwardStepWaitCycles = 200;
 // - dQ staged in shared memory and added by one TMA tensor reduce-add per 32-column box (fa3_bwd
 //   at hd64 and hd128 since run 9 of lib/kernels/fa3/NOTES_BWD.md): the consumers no longer wait
 //   for the staging tile to drain (ncu: the wait fell from 17.8% of warp samples to 1%). Fitted
@@ -245,11 +250,6 @@ inline constexpr double kLabFa3StagedDqStepWaitCycles = 200;
 // hand-off's wait hid most of the load; it has not been fitted again (the ablation is not held:
 // tests/model/backward_fit_test.cpp).
 inline constexpr double kLabFa3OneStageRingCycles = 600;
-// fa3_bwd_atomics (and fa3_bwd at hd256) adds dQ with red.global.add.v2.f32 from the
-// consumers' registers: cycles per float32 element of a query block's dQ (M x d per tile) that
-// the consumers spend issuing them and waiting on the LSU queue. Fitted to fa3_bwd_atomics against
-// fa3_bwd at hd128 (run 4 against run 1: 1.02-1.09x slower) and checked at hd64.
-inline constexpr double kLabFa3DqAtomicCyclesPerElement = 0.04;
 // fa3_bwd's dQ chunks after a warpgroup's first (hd256: its second 64 columns) are issued, waited
 // for and added by atomics one after the other, with no GEMM of the warpgroup in flight: cycles
 // per float32 element of those chunks (the chunk's GEMM latency and its atomics, exposed). Fitted
@@ -382,7 +382,6 @@ enum class Reported {
   fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare
   key_block_io_exposure,           // kBackwardKeyBlockIoExposure
   lab_fa3_step_wait_cycles,        // kLabFa3BackwardStepWaitCycles
-  lab_fa3_dq_atomic_cycles,        // kLabFa3DqAtomicCyclesPerElement
   lab_fa3_one_stage_ring_cycles,   // kLabFa3OneStageRingCycles
   lab_fa3_serial_dq_chunk_cycles,  // kLabFa3SerialDqChunkCyclesPerElement
   lab_fa3_staged_step_wait_cycles,  // kLabFa3StagedDqStepWaitCycles

@@ -59,6 +59,11 @@ struct Options {
   // hd128, its warpgroups' waits on each query block, its key blocks' exposed K/V loads and dK/dV
   // stores (lib/model/NOTES_BWD_FIT.md).
   std::optional<DqAdd> lab_fa3_backward;
+  // fa2 backward on Hopper: the lab's own kernel (lib/kernels/fa2_bwd.cu), whose dQ reductions (one
+  // 16-byte add per lane and accumulator tile, in the mma_tiles order of kernels/bwd_common.hpp)
+  // hide under its port-bound loop; without it, FA2's published backward (PyTorch's flash
+  // backward) pays factors.hpp's kFa2DqReductionBytesPerCycle per tile.
+  bool lab_fa2_backward = false;
   // GQA backward: each query head's dK and dV leave the main kernel as 16-bit partials and two
   // launches after it sum each group's (cuDNN's fmha_reduce_head, one for dK and one for dV: ncu
   // on the lent H200, lib/kernels/fa3/NOTES_BWD.md run 7).

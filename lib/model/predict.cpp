@@ -409,10 +409,12 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
   p.tile_time_cycles = times.tile;
   double io_exposure = 1;  // of each CTA's own loads and stores at the SM's share of HBM
   if (hopper_backward) {
-    // The port-bound loop, then the tile's dQ reductions: in the deterministic variant only
-    // where its blocks walk a slot's key blocks, on all but each slot's first (which stores).
+    // The port-bound loop, then the tile's dQ reductions: none exposed in our kernel
+    // (Options::lab_fa2_backward); in a deterministic variant only where its blocks walk a slot's
+    // key blocks, on all but each slot's first (which stores).
     const int walking = walking_dq_slots(gpu, s, o, p.tile);
-    const double added_share = !o.deterministic ? 1.0
+    const double added_share = o.lab_fa2_backward ? 0.0
+                               : !o.deterministic ? 1.0
                                : walking > 0
                                    ? 1.0 - walking / ceil_div(double(s.seqlen_k), p.tile.n)
                                    : 0.0;
@@ -487,11 +489,6 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
     p.tile_time_cycles += factors::kLabFa3SerialDqChunkCyclesPerElement * dq_rows * serial_columns;
     p.factors.push_back(factors::reported(factors::Reported::lab_fa3_serial_dq_chunk_cycles,
                                           factors::kLabFa3SerialDqChunkCyclesPerElement));
-  }
-  if (atomics) {
-    p.tile_time_cycles += factors::kLabFa3DqAtomicCyclesPerElement * dq_rows * double(s.headdim);
-    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_dq_atomic_cycles,
-                                          factors::kLabFa3DqAtomicCyclesPerElement));
   }
   const double k_again =
       (passes - 1) * double(p.tile.n) * double(s.headdim) * element_bytes(s.dtype);

@@ -82,16 +82,19 @@ constexpr std::string_view kBwdOneStage =
 constexpr std::string_view kBwdNoPersistent =
     "fa3_bwd: the model has no term for a persistent grid alone";
 
-// The backward variants the model tells apart (Options::deterministic, Options::lab_fa3_backward):
-// fa2_bwd_deterministic's dQ slots summed in order; fa3_bwd's own Hopper schedule, with dQ added
-// by bulk reduce-adds from a staging tile or, in fa3_bwd_atomics, by atomics from registers.
+// The backward variants the model tells apart (Options::deterministic, lab_fa3_backward,
+// lab_fa2_backward): fa2_bwd's own dQ reductions, fa2_bwd_deterministic's dQ slots summed in
+// order; fa3_bwd's own Hopper schedule, with dQ added by bulk reduce-adds from a staging tile or,
+// in fa3_bwd_atomics, by atomics from registers.
 struct BackwardVariant {
   std::string_view kernel;
   bool deterministic = false;
   std::optional<DqAdd> lab_fa3_backward;
+  bool lab_fa2_backward = false;
 };
 const BackwardVariant kBackwardVariants[] = {
-    {"fa2_bwd_deterministic", true, std::nullopt},
+    {"fa2_bwd", false, std::nullopt, true},
+    {"fa2_bwd_deterministic", true, std::nullopt, true},
     {"fa3_bwd", false, DqAdd::tensor_reduce},
     {"fa3_bwd_atomics", false, DqAdd::atomics},
     {"fa3_bwd_no_overlap", false, DqAdd::tensor_reduce},
@@ -156,6 +159,7 @@ model::Options model_options(const KernelModel& kernel, const AttnShape& shape) 
     if (variant.kernel == kernel.kernel) {
       options.deterministic = variant.deterministic;
       options.lab_fa3_backward = variant.lab_fa3_backward;
+      options.lab_fa2_backward = variant.lab_fa2_backward;
     }
   for (const ForcedTile& forced : kernel.tiles)
     if (forced.headdim == shape.headdim) options.tile = forced.tile;
