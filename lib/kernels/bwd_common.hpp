@@ -26,7 +26,8 @@
 //                                          there, and the group reduction sums them
 //   rows_padded = seqlen_q rounded up to kRowAlignment, so a kernel whose query block divides
 //   kRowAlignment reads LSE and D and adds into dq_accum without bounds checks (the padding rows
-//   have P = 0, and what lands in their dq_accum rows is never read).
+//   have P = 0, and what lands in their dq_accum rows never reaches dQ: the conversion of the
+//   mma_tiles order reads the padding rows of a band beside its real rows and drops their sums).
 //   dq_slots is 1 for kernels that add every key block's dQ into one accumulator (atomics), or
 //   more for deterministic kernels: slot j holds the partial dQ of a fixed set of key blocks whose
 //   first is key block j, written to every row of every query block key block j visits (the

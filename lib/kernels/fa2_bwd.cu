@@ -162,7 +162,7 @@ struct BwdParams {
   void* dv;
   const float* lse_log2;  // workspace, [batch][heads_q][rows_padded]
   const float* d;
-  float* dq_accum;
+  float* dq_accum;             // bwd_common.hpp's mma_tiles order
   std::size_t dq_slot_floats;  // deterministic: slot stride
   int dq_slots;                // deterministic: slots per (batch, query head)
   int seqlen_q;

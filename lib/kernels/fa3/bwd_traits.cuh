@@ -169,7 +169,7 @@ struct BwdParams {
   // rowsum(dO o O), and the zeroed float32 dQ accumulator (one slot).
   CUtensorMap lse_map;
   CUtensorMap delta_map;
-  float* dq_accum;    // [batch][heads_q][rows_padded][headdim]
+  float* dq_accum;    // [batch][heads_q][rows_padded][headdim], mma_tiles order unless kBulkReduce
   int* tile_counter;  // tiles claimed past the first grid's worth; zeroed by preprocessing
   // The identity table of tile indices (bwd_common.hpp's tile_ids) in boxes of one entry: the
   // producer hands a claimed index to the consumers and the reduce warp by copying its entry.
