@@ -57,12 +57,13 @@ constexpr int bwd_dq_chunks(int headdim) {
 constexpr int bwd_ring_stages(int headdim, bool dv_pass) {
   return headdim == 256 && !dv_pass ? 1 : 2;
 }
-// fa3_bwd adds dQ by TMA reduce-adds from a shared-memory staging tile at hd64 and hd128, one
-// tensor reduce-add per 32-column box: 1.08-1.15x faster than vector atomics from registers at
-// hd64, 1.07-1.14x faster than the one-bulk-add-per-row tile it replaced at hd128 (lent H200,
-// 2026-11-26, alternating runs: lib/kernels/fa3/NOTES_BWD.md, run 9). At hd256 the tile does not
-// fit beside K and V.
-constexpr bool bwd_dq_bulk_reduce(int headdim) { return headdim != 256; }
+// fa3_bwd adds dQ by TMA reduce-adds from a shared-memory staging tile at hd128, one tensor
+// reduce-add per 32-column box: 1.07-1.14x faster than the one-bulk-add-per-row tile it replaced
+// (lent H200, 2026-11-26: lib/kernels/fa3/NOTES_BWD.md, run 9), and 2-4% faster than vector
+// atomics in the order of the mma fragments (2026-11-28, run 16). At hd64 those atomics are
+// 4-6% faster than the tile, both masks, s1024-8192 (2026-11-28, run 17); at hd256 the tile does
+// not fit beside K and V.
+constexpr bool bwd_dq_bulk_reduce(int headdim) { return headdim == 128; }
 // fa3_bwd keeps each warpgroup's GEMMs in flight under its own exp2 and dS work except at hd64,
 // where ptxas serializes that loop anyway (128 queries a step: too few registers, warning C7512)
 // and waiting for each GEMM as it is issued measured 1.09-1.15x faster at s4k and s16k, both
