@@ -55,15 +55,15 @@ plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' t
      'record-vs-model.dat' index 15 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
      'record-vs-model.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
-set title 'gb300 (61 held out, 40 fit, 0 outside the bounds)'
+set title 'gb300 (301 held out, 200 fit, 0 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
 set logscale x 10
 set logscale y 10
 set xtics autofreq
-set xrange [54.4:4236.25]
-set yrange [54.4:4236.25]
+set xrange [7.2:4443.75]
+set yrange [7.2:4443.75]
 plot 'record-vs-model.dat' index 17 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 18 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 19 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
