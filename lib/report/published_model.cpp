@@ -10,7 +10,7 @@
 //   its main kernel (Options::group_reduced_key_grads);
 // - a "-deterministic" suffix sums dQ in a fixed order (Options::deterministic), and "-1cta" runs
 //   FA4's backward on one CTA where its default on Blackwell is the 2-CTA pair (FA4 §3.2,
-//   flash-attention PR 2280), which "fa4" then means;
+//   flash-attention PR 2280), which "fa4" then means from head dim 128 (below it FA4 runs one CTA);
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below);
@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 
 #include "core/stats.hpp"
@@ -30,6 +31,10 @@ namespace fa4::report {
 namespace {
 
 constexpr std::string_view kDeterministicSuffix = "-deterministic";
+// FA4's Blackwell backward takes the 2-CTA pair from this head dim of Q and K, one CTA below it
+// (flash_attn/cute/interface.py, the SM100 backward's `use_2cta_instrs = head_dim >= 128 and ...`
+// since PR 2280, a00ddeb, 2026-02-27; read at 0251105, 2026-08-15).
+constexpr std::int64_t kFa4TwoCtaBackwardMinHeaddim = 128;
 constexpr std::string_view kOneCtaSuffix = "-1cta";
 
 // Removes `suffix` from the end of `name`; whether it was there.
@@ -88,7 +93,8 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
     return {std::nullopt,
             fmt::format("no algorithm of the model stands for {} on {}", f.kernel, gpu.id)};
   o.algorithm = *algorithm;
-  o.two_cta = family == "fa4" && !one_cta && f.pass == Pass::bwd && model::is_blackwell(gpu);
+  o.two_cta = family == "fa4" && !one_cta && f.pass == Pass::bwd && model::is_blackwell(gpu) &&
+              f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim;
   // cuDNN's deterministic backward outside that fp8 routing: its plain kernel at a constant share
   // (model::factors::kCudnnDeterministicShare), its GQA group reduction included.
   o.deterministic_by_share = o.deterministic && is_cudnn(family) && !cudnn_fp8_backward;

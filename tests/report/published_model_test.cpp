@@ -47,6 +47,12 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   ASSERT_TRUE(one_cta);
   EXPECT_FALSE(one_cta->two_cta);
   EXPECT_TRUE(one_cta->deterministic);
+  // Below head dim 128 FA4's backward runs one CTA (flash_attn/cute/interface.py).
+  PublishedFigure by_head_dim = figure("gb300", "fa4", Pass::bwd);
+  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 64;
+  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->two_cta);
+  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 128;
+  EXPECT_TRUE(modeled_as(by_head_dim, gpu("gb300")).options->two_cta);
   // cuDNN's backward is modeled on one CTA; a deterministic forward is refused as mislabeled.
   EXPECT_FALSE(modeled_as(figure("b200", "cudnn", Pass::bwd), gpu("b200")).options->two_cta);
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
