@@ -39,15 +39,15 @@ plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' ti
      'record-vs-model.dat' index 9 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
      'record-vs-model.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
 
-set title 'gb200 (99 held out, 66 fit, 6 outside the bounds)'
+set title 'gb200 (339 held out, 226 fit, 6 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
 set logscale x 10
 set logscale y 10
 set xtics autofreq
-set xrange [49.6:3248.75]
-set yrange [49.6:3248.75]
+set xrange [6.4:3390]
+set yrange [6.4:3390]
 plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 12 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 13 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
