@@ -224,23 +224,25 @@ inline constexpr double kBackwardKeyBlockIoExposure = 1.4;
 // before exp2; dQ; dK before the next S^T) and on its dQ's way out. Cycles lost per query block
 // and pass beyond the GEMMs and the elementwise stream, which the model's persistent backward
 // exposes in full already (kOverlapPersistentBackward), per dQ path:
-// - dQ by atomics from the consumers' registers (fa3_bwd at hd256, fa3_bwd_atomics), one 16-byte
-//   reduction per lane and accumulator tile in the mma_tiles order since commit 17de6ae: fitted
-//   (minimax) to fa3_bwd at hd256 in data/runs/2026-11-28-h200-hd256-bwd-tiles.db (12 figures,
-//   -5.5% to +6.7%; 300 gave -7.0% to +4.7%), where it meets the staged path's wait below; held
-//   out on that session's fa3_bwd_atomics rounds at hd64 and hd128 (-4.0% to +6.8%). Before that
-//   order (8-byte reductions over 8 rows each) the path took 800 cycles and 0.04 more per dQ
-//   element, fitted to fa3_bwd_atomics against fa3_bwd at hd128 (lib/model/NOTES_BWD_FIT.md).
+// - dQ by atomics from the consumers' registers (fa3_bwd at hd256, and at hd64 since run 17 of
+//   lib/kernels/fa3/NOTES_BWD.md; fa3_bwd_atomics), one 16-byte reduction per lane and accumulator
+//   tile in the mma_tiles order since commit 17de6ae: fitted (minimax) to fa3_bwd at hd256 in
+//   data/runs/2026-11-28-h200-hd256-bwd-tiles.db (12 figures, -5.5% to +6.7%; 300 gave -7.0% to
+//   +4.7%), where it meets the staged path's wait below; held out on that session's fa3_bwd_atomics
+//   rounds at hd64 and hd128 (-4.0% to +6.8%) and on fa3_bwd at hd64 in
+//   data/runs/2026-11-28-h200-fa3-bwd-hd64-atomics.db (-3.8% to +8.3%). Before that order (8-byte
+//   reductions over 8 rows each) the path took 800 cycles and 0.04 more per dQ element, fitted to
+//   fa3_bwd_atomics against fa3_bwd at hd128 (lib/model/NOTES_BWD_FIT.md).
 inline constexpr double kLabFa3BackwardStepWaitCycles = 200;
-// - dQ staged in shared memory and added by one TMA tensor reduce-add per 32-column box (fa3_bwd
-//   at hd64 and hd128 since run 9 of lib/kernels/fa3/NOTES_BWD.md): the consumers no longer wait
-//   for the staging tile to drain (ncu: the wait fell from 17.8% of warp samples to 1%). Fitted
-//   (minimax) to fa3_bwd at hd128 in data/runs/2026-11-27-h200-fa3-bwd.db (12 figures, -6.9% to
-//   +7.4%), after the staging rows were interleaved by halves: the staging stores had taken two
-//   shared-memory wavefronts a half warp (35.0 M bank conflicts at hd128 s4096, ncu), time that
-//   the 400 cycles fitted before (data/runs/2026-11-26-h200-bwd.db) held and the model's
-//   conflict-free shared-memory bytes did not. Checked at hd64 and on the Llama-3 shapes
-//   (held out: data/runs/2026-11-27-h200-fa3-llama3.db).
+// - dQ staged in shared memory and added by one TMA tensor reduce-add per 32-column box (fa3_bwd at
+//   hd128 since run 9 of lib/kernels/fa3/NOTES_BWD.md, and at hd64 in runs 9-16): the consumers no
+//   longer wait for the staging tile to drain (ncu: the wait fell from 17.8% of warp samples to
+//   1%). Fitted (minimax) to fa3_bwd at hd128 in data/runs/2026-11-27-h200-fa3-bwd.db (12 figures,
+//   -6.9% to +7.4%), after the staging rows were interleaved by halves: the staging stores had
+//   taken two shared-memory wavefronts a half warp (35.0 M bank conflicts at hd128 s4096, ncu),
+//   time that the 400 cycles fitted before (data/runs/2026-11-26-h200-bwd.db) held and the model's
+//   conflict-free shared-memory bytes did not. Checked on the Llama-3 shapes (held out:
+//   data/runs/2026-11-27-h200-fa3-llama3.db) and, while hd64 still staged, at hd64.
 inline constexpr double kLabFa3StagedDqStepWaitCycles = 200;
 // A one-stage Q/dO ring (fa3_bwd's dK/dQ pass at hd256, where K and V take 128 KiB; its dV pass
 // has two stages): the next query block's TMA loads wait until this block's GEMMs have read the

@@ -31,11 +31,11 @@ namespace fa4::report {
 namespace {
 
 constexpr std::string_view kDeterministicSuffix = "-deterministic";
+constexpr std::string_view kOneCtaSuffix = "-1cta";
 // FA4's Blackwell backward takes the 2-CTA pair from this head dim of Q and K, one CTA below it
 // (flash_attn/cute/interface.py, the SM100 backward's `use_2cta_instrs = head_dim >= 128 and ...`
 // since PR 2280, a00ddeb, 2026-02-27; read at 0251105, 2026-08-15).
 constexpr std::int64_t kFa4TwoCtaBackwardMinHeaddim = 128;
-constexpr std::string_view kOneCtaSuffix = "-1cta";
 
 // Removes `suffix` from the end of `name`; whether it was there.
 bool strip_suffix(std::string_view& name, std::string_view suffix) {

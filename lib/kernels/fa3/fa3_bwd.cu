@@ -1,5 +1,6 @@
 // fa3_bwd: FlashAttention-3-style backward pass on Hopper (sm_90a): wgmma, TMA, warp
-// specialization, register-resident dK/dV, dQ accumulated in float32 by TMA reduce-adds.
+// specialization, register-resident dK/dV, dQ accumulated in float32 by TMA reduce-adds (hd128)
+// or vector atomics (hd64, hd256).
 //
 // Algorithm (FA2 paper Algorithm 2; FA3's hopper/ backward, whose structure this follows).
 // Three launches: bwd_common's preprocessing (D = rowsum(dO o O), LSE * log2 e, zeroed float32 dQ
@@ -14,10 +15,10 @@
 //     consumers and the reduce warp (a TMA copy of its entry in an identity table, completing the
 //     barrier they wait on), loads K and V once per tile by TMA and streams Q (with its rows' LSE *
 //     log2 e, a 2-D tensor map: rows by query head) and dO (with D) of every query block into a
-//     kStages-deep ring on full/empty mbarriers (hd256's dV pass: K alone, dO without D); one
-//     thread of a second warp adds each query block's dQ tile from shared memory into the float32
-//     accumulator with one TMA tensor reduce-add (cp.reduce.async.bulk.tensor .add) per 32-column
-//     box (bwd_mainloop.cuh);
+//     kStages-deep ring on full/empty mbarriers (hd256's dV pass: K alone, dO without D); at
+//     hd128 one thread of a second warp adds each query block's dQ tile from shared memory into
+//     the float32 accumulator with one TMA tensor reduce-add (cp.reduce.async.bulk.tensor .add)
+//     per 32-column box (bwd_mainloop.cuh);
 //   consumers (warpgroups 1-2, setmaxnreg 240): warpgroup w owns keys 64w..64w+63 and computes
 //     the transposed products, so that wgmma's M dimension is keys and P^T, dS^T come out of the
 //     accumulators already in the A-operand register layout:
@@ -29,7 +30,9 @@
 //       dK  += dS^T Q               RS  m64 n{d}
 //       dQ   = dS K                 SS  m64 n{d/2 or d} (K N-major: the new ss_tb wrapper), after
 //                                   both warpgroups' dS columns are in shared memory (bar.sync);
-//                                   staged in shared memory for the reduce warp, the tile's rows
+//                                   at hd64 and hd256 added from registers by atomics (the
+//                                   variant below); at hd128 staged in shared memory for the
+//                                   reduce warp, the tile's rows
 //                                   interleaved by halves (row r at 2 (r % (M/2)) + r / (M/2),
 //                                   a 4-D tensor map's box) so that a half warp's 8-byte stores
 //                                   take one wavefront, not two
@@ -57,8 +60,8 @@
 // measured 797 TFLOP/s GEMM ceiling: 1.72 ms; bytes at its measured 3.0 TB/s: 0.29 ms).
 //
 // Tiles (bf16/fp16), keys x queries per step, shared memory:
-//   hd64:  128 x 128, K + V 2 x 16, Q + dO 2 stages x (16 + 16), dS 2 x 32, dQ staging 32 =
-//          192 KiB (FA3's 128 x 128)
+//   hd64:  128 x 128, K + V 2 x 16, Q + dO 2 stages x (16 + 16), dS 2 x 32 = 160 KiB, dQ by
+//          atomics (FA3's 128 x 128; the staging tile's 32 KiB measured 2-6% slower, run 17)
 //   hd128: 128 x  64, K + V 2 x 32, Q + dO 2 x (16 + 16), dS 2 x 16, dQ staging 32 = 192 KiB
 //          (FA3's causal tile; FA3 takes 80 queries non-causal)
 //   hd256: 128 x  64, dQ by atomics. dK and dV of one warpgroup's 64 keys at d = 256 are
@@ -76,7 +79,7 @@
 // Variant (registry entry): fa3_bwd_atomics adds dQ with red.global.add.v4.f32 from the
 // consumers' registers, one per m16n8 tile into the accumulator's mma_tiles order
 // (bwd_common.hpp), instead of the staging tile and the reduce warp (fa3_bwd itself does so at
-// hd256: core/fa3_tiles.hpp says why). The other ablations: fa3_bwd_ablations.cu.
+// hd64 and hd256: core/fa3_tiles.hpp says why). The other ablations: fa3_bwd_ablations.cu.
 //
 // Benchmark: build-gpu/tests/kernels/kernel_timing --pass bwd --kernels fa3_bwd --headdim 128
 #include "kernels/fa3/bwd_launch.cuh"
