@@ -174,6 +174,13 @@ int lab_fa3_backward_passes(const AttnShape& s, const Options& o) {
   return o.lab_fa3_backward && s.headdim > kLabFa3SinglePassMaxHeaddim ? 2 : 1;
 }
 
+BackwardRecompute backward_recompute(const AttnShape& s, const Options& o) {
+  if (o.split_dq_backward)
+    return {double(s.headdim) + double(s.headdim_v), 1, factors::kBackwardFmaOpsPerElement, 1};
+  if (lab_fa3_backward_passes(s, o) > 1) return {double(s.headdim), 1, 1, 1};
+  return {};
+}
+
 std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& s, const Options& o) {
   if (!o.lab_fa3_backward) return std::nullopt;
   return fa3_tiles::bwd_dq_bulk_reduce(int(s.headdim)) ? *o.lab_fa3_backward : DqAdd::atomics;

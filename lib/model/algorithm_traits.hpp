@@ -72,6 +72,17 @@ std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& shape, const Options& optio
 // core/fa2_bwd_tiles.hpp's split_gqa_groups.
 bool lab_splits_groups(const AttnShape& shape, const Options& options);
 
+// What a backward tile computes a second time: the lab's fa3_bwd above hd128 (its second pass: S
+// and P again, their exp2 and scale) or FA4's split hd256 backward (Options::split_dq_backward:
+// S, dP, P and dS again, in the other kernel). Zero for every other configuration.
+struct BackwardRecompute {
+  double gemm_columns = 0;     // the recomputed GEMMs' K extent per tile row: d (S), + dv (dP)
+  double softmax_passes = 0;   // exp2 of every score again
+  double fma_ops_per_element = 0;  // the FP32 pipe's work again
+  int launches = 0;            // launches more
+};
+BackwardRecompute backward_recompute(const AttnShape& shape, const Options& options);
+
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);
 

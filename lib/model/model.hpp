@@ -68,6 +68,12 @@ struct Options {
   // launches after it sum each group's (cuDNN's fmha_reduce_head, one for dK and one for dV: ncu
   // on the lent H200, lib/kernels/fa3/NOTES_BWD.md run 7).
   bool group_reduced_key_grads = false;
+  // FA4's hd256 backward on Blackwell (flash-attention PR 2412, flash_attn/cute/
+  // sm100_hd256_2cta_fmha_backward.py): two kernels, one for dQ and one for dK and dV, each
+  // computing S and dP itself (seven GEMMs of the five, the exp2 and the elementwise work twice, dQ
+  // accumulated in tensor memory instead of added into a float32 buffer). The 2-CTA pair as
+  // two_cta.
+  bool split_dq_backward = false;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).

@@ -324,7 +324,7 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
                      : p.tiles * p.tile.m);
     side.bytes = preprocessing + slot_bytes + conversion_write;
   }
-  side.launches += lab_fa3_backward_passes(s, o) - 1;
+  side.launches += backward_recompute(s, o).launches;
   return side;
 }
 

@@ -34,13 +34,13 @@ double mma_rate(const hw::Spec& gpu, Dtype dtype, Algorithm algorithm) {
 // H200 is 1.05-1.18x its bf16 one, non-causal). Blackwell's tcgen05 takes 8-bit operands either
 // way (FA4 runs its fp8 GEMMs at fp8's rate).
 double backward_mma_cycles(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile t,
-                           double again) {
+                           double again_columns) {
   const double m = t.m, n = t.n, d = double(s.headdim), dv = double(s.headdim_v);
   const double rate = mma_rate(gpu, s.dtype, o.algorithm);
   if (!(s.dtype == Dtype::fp8 && is_hopper(gpu)))
-    return 2 * m * n * (3 * d + 2 * dv + again * d) / rate;
+    return 2 * m * n * (3 * d + 2 * dv + again_columns) / rate;
   const double rate16 = mma_rate(gpu, Dtype::bf16, o.algorithm);
-  return 2 * m * n * (d + dv + again * d) / rate + 2 * m * n * (2 * d + dv) / rate16;
+  return 2 * m * n * (d + dv + again_columns) / rate + 2 * m * n * (2 * d + dv) / rate16;
 }
 
 // Bytes read from and written to shared memory for one forward tile.
@@ -75,20 +75,24 @@ double forward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm alg
 // dK=dS^T Q, dQ=dS K). FA4 §3.2.1 for Blackwell; Hopper and FA2 derived the same way with P and
 // dS staged in shared memory (no tensor memory).
 double backward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Tile t,
-                           bool two_cta) {
+                           bool two_cta, bool split_dq) {
   const double e = element_bytes(s.dtype);
   const double m = t.m, n = t.n, d = double(s.headdim), dv = double(s.headdim_v);
   if (algorithm == Algorithm::naive) return 0;
   const double q_side = 2 * m * d + 2 * m * dv;  // Q twice (S, dK), dO twice (dP, dV)
   const double k_side = 2 * n * d + n * dv;      // K twice (S, dQ), V once (dP)
-  const double dq_accumulate = 2 * kFp32Bytes * m * d;  // fp32 dQ written and read back
+  // fp32 dQ written and read back; FA4's split backward keeps dQ in tensor memory instead, and
+  // its dQ kernel reads Q, K (S) and dO, V (dP) again.
+  const double dq_accumulate = split_dq ? 0 : 2 * kFp32Bytes * m * d;
+  const double q_again = split_dq ? m * (d + dv) : 0, k_again = split_dq ? n * (d + dv) : 0;
   if (algorithm == Algorithm::fa4 && is_blackwell(gpu)) {
-    if (!two_cta) return e * (q_side + k_side + m * n) + e * m * n + dq_accumulate;
+    if (!two_cta)
+      return e * (q_side + q_again + k_side + k_again + m * n) + e * m * n + dq_accumulate;
     // 2-CTA: the pair splits the M-side operand reads and the dQ traffic; it exchanges dS
     // (1.5 * M*N elements per CTA, FA4 §3.2.1's figure scaled with M*N).
     constexpr double kDsExchangeElements = 1.5;
-    return e * (q_side / 2 + k_side + m * n) + e * m * n + e * kDsExchangeElements * m * n +
-           dq_accumulate / 2;
+    return e * ((q_side + q_again) / 2 + k_side + k_again + m * n) + e * m * n +
+           e * kDsExchangeElements * m * n + dq_accumulate / 2;
   }
   // P read once (dV), dS read twice (dK, dQ); P and dS written.
   const double bytes = e * (q_side + k_side + 3 * m * n) + e * 2 * m * n + dq_accumulate;
@@ -139,18 +143,20 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
       c.tmem_bytes = elements * (kFp32Bytes + element_bytes(s.dtype)) +
                      rescale_share * 2 * kFp32Bytes * m * dv;
   } else {
-    // The lab's fa3_bwd above hd128 runs two passes (S^T and dV; then S^T, dP^T, dK and dQ): S
-    // and P once more, with their exp2 and FFMA (algorithm_traits.hpp).
-    const double again = lab_fa3_backward_passes(s, o) - 1;
-    c.mma = backward_mma_cycles(gpu, s, o, t, again);
-    c.exp_mufu = (1 + again) * elements / sm.mufu_ex2_per_clk;
+    // What a second pass or kernel computes again (algorithm_traits.hpp): the lab's fa3_bwd above
+    // hd128 (S and P once more, with their exp2 and FFMA), FA4's split hd256 backward (S, dP, P
+    // and dS in each of its two kernels).
+    const BackwardRecompute again = backward_recompute(s, o);
+    c.mma = backward_mma_cycles(gpu, s, o, t, again.gemm_columns);
+    c.exp_mufu = (1 + again.softmax_passes) * elements / sm.mufu_ex2_per_clk;
     const double fp8_scaling =
         s.dtype == Dtype::fp8 ? factors::kFp8BackwardExtraFmaOpsPerElement : 0.0;
     // The issue stream, as the forward's: the FP32 pipe's work and one slot per exp2 to MUFU.
-    c.fma = elements * (factors::kBackwardFmaOpsPerElement + fp8_scaling + again) /
+    c.fma = elements * (factors::kBackwardFmaOpsPerElement + fp8_scaling + again.fma_ops_per_element) /
                 sm.fma_lanes_per_clk +
-            (1 + again) * elements / factors::kIssueLanesPerClkPerSm;
-    c.smem = backward_smem_bytes(gpu, s, o.algorithm, t, o.two_cta) / sm.smem_bytes_per_clk;
+            (1 + again.softmax_passes) * elements / factors::kIssueLanesPerClkPerSm;
+    c.smem = backward_smem_bytes(gpu, s, o.algorithm, t, o.two_cta, o.split_dq_backward) /
+             sm.smem_bytes_per_clk;
     if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S, dP written and read; P, dS
       c.tmem_bytes = elements * (4 * kFp32Bytes + 2 * element_bytes(s.dtype));
   }

@@ -11,6 +11,7 @@
 // - a "-deterministic" suffix sums dQ in a fixed order (Options::deterministic), and "-1cta" runs
 //   FA4's backward on one CTA where its default on Blackwell is the 2-CTA pair (FA4 §3.2,
 //   flash-attention PR 2280), which "fa4" then means from head dim 128 (below it FA4 runs one CTA);
+// - FA4's backward at hd256 on Blackwell is its split pair of kernels (Options::split_dq_backward);
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below);
@@ -36,6 +37,12 @@ constexpr std::string_view kOneCtaSuffix = "-1cta";
 // (flash_attn/cute/interface.py, the SM100 backward's `use_2cta_instrs = head_dim >= 128 and ...`
 // since PR 2280, a00ddeb, 2026-02-27; read at 0251105, 2026-08-15).
 constexpr std::int64_t kFa4TwoCtaBackwardMinHeaddim = 128;
+// FA4's Blackwell backward at head dims (256, 256) is its dedicated 2-CTA pair of kernels, one for
+// dQ and one for dK and dV (flash_attn/cute/interface.py, `use_dedicated_hd256_kernel = arch // 10
+// in [10, 11] and head_dim == 256 and head_dim_v == 256`, which also forces the 2-CTA pair;
+// sm100_hd256_2cta_fmha_backward.py, PR 2412, 27b4eb9, 2026-04-23; the SM100 backward takes no
+// other hd256 path).
+constexpr std::int64_t kFa4SplitBackwardHeaddim = 256;
 
 // Removes `suffix` from the end of `name`; whether it was there.
 bool strip_suffix(std::string_view& name, std::string_view suffix) {
@@ -93,8 +100,13 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
     return {std::nullopt,
             fmt::format("no algorithm of the model stands for {} on {}", f.kernel, gpu.id)};
   o.algorithm = *algorithm;
-  o.two_cta = family == "fa4" && !one_cta && f.pass == Pass::bwd && model::is_blackwell(gpu) &&
-              f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim;
+  const bool fa4_backward_on_blackwell =
+      family == "fa4" && f.pass == Pass::bwd && model::is_blackwell(gpu);
+  o.split_dq_backward = fa4_backward_on_blackwell &&
+                        f.shape.headdim == kFa4SplitBackwardHeaddim &&
+                        f.shape.headdim_v == kFa4SplitBackwardHeaddim;
+  o.two_cta = fa4_backward_on_blackwell &&
+              ((!one_cta && f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim) || o.split_dq_backward);
   // cuDNN's deterministic backward outside that fp8 routing: its plain kernel at a constant share
   // (model::factors::kCudnnDeterministicShare), its GQA group reduction included.
   o.deterministic_by_share = o.deterministic && is_cudnn(family) && !cudnn_fp8_backward;

@@ -112,6 +112,25 @@ TEST(Predict, Fp8BackwardRunsItsTransposedGemmsAtTheSixteenBitRateOnHopper) {
   EXPECT_NEAR(b8.tile_cycles.mma, b16.tile_cycles.mma / 2, 1e-6);
 }
 
+// FA4's hd256 backward on Blackwell as its two kernels (Options::split_dq_backward): seven GEMMs of
+// the five, every exp2 twice, and no float32 dQ buffer through shared memory.
+TEST(Predict, SplitDqBackwardRecomputesScoresInItsSecondKernel) {
+  Options pair;
+  pair.pass = Pass::bwd;
+  pair.two_cta = true;
+  const AttnShape s = square(1, 16, 8192, 256);
+  const Prediction fused = run("gb300", Algorithm::fa4, s, pair);
+  pair.split_dq_backward = true;
+  const Prediction split = run("gb300", Algorithm::fa4, s, pair);
+  ASSERT_EQ(split.tile.m, fused.tile.m);
+  ASSERT_EQ(split.tile.n, fused.tile.n);
+  EXPECT_NEAR(split.tile_cycles.mma, fused.tile_cycles.mma * 7 / 5, 1e-6);
+  EXPECT_NEAR(split.tile_cycles.exp_mufu, fused.tile_cycles.exp_mufu * 2, 1e-6);
+  EXPECT_GT(split.tile_cycles.fma, fused.tile_cycles.fma);
+  EXPECT_GT(split.time_s, 1.3 * fused.time_s);
+  EXPECT_EQ(split.flops, fused.flops);
+}
+
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {
   AttnShape gqa = square(2, 32, 4096, 128);
   gqa.heads_kv = 8;

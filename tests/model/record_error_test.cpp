@@ -44,7 +44,8 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // were: forward 7 / 31 (62 figures), fp8 forward 11.5 / 39 (41), backward 7 / 61 (76), fp8
     // backward 7 / 56 (53). Those runs' misses: cuDNN's forward on Blackwell Ultra 13-36% faster
     // than the model (GB200's within 4% at hd128 and hd192/128), cuDNN's hd192/128 fp8 backward
-    // 8-40% faster on both, FA4's backward 58-300% slower at hd256 and under a window, FA4's
+    // 8-40% faster on both, FA4's backward 58-300% slower at hd256 (12-23% from s8192 since its
+    // split kernels are modeled, section 2t; +90% to +202% shorter) and under a window, FA4's
     // deterministic backward under a window falling with the length (+495% at s32768).
     {{"Blackwell", Pass::fwd, false}, {10.5, 191, 182}},
     {{"Blackwell", Pass::fwd, true}, {13.5, 39, 83}},
