@@ -39,7 +39,7 @@ plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' ti
      'record-vs-model.dat' index 9 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
      'record-vs-model.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
 
-set title 'gb200 (339 held out, 226 fit, 6 outside the bounds)'
+set title 'gb200 (330 held out, 220 fit, 21 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
