@@ -76,10 +76,10 @@ bool lab_splits_groups(const AttnShape& shape, const Options& options);
 // and P again, their exp2 and scale) or FA4's split hd256 backward (Options::split_dq_backward:
 // S, dP, P and dS again, in the other kernel). Zero for every other configuration.
 struct BackwardRecompute {
-  double gemm_columns = 0;     // the recomputed GEMMs' K extent per tile row: d (S), + dv (dP)
-  double softmax_passes = 0;   // exp2 of every score again
+  double gemm_columns = 0;         // the recomputed GEMMs' K extent a tile row: d (S), + dv (dP)
+  double softmax_passes = 0;       // exp2 of every score again
   double fma_ops_per_element = 0;  // the FP32 pipe's work again
-  int launches = 0;            // launches more
+  int launches = 0;                // launches more
 };
 BackwardRecompute backward_recompute(const AttnShape& shape, const Options& options);
 

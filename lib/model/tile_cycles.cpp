@@ -152,8 +152,9 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
     const double fp8_scaling =
         s.dtype == Dtype::fp8 ? factors::kFp8BackwardExtraFmaOpsPerElement : 0.0;
     // The issue stream, as the forward's: the FP32 pipe's work and one slot per exp2 to MUFU.
-    c.fma = elements * (factors::kBackwardFmaOpsPerElement + fp8_scaling + again.fma_ops_per_element) /
-                sm.fma_lanes_per_clk +
+    const double fma_ops =
+        factors::kBackwardFmaOpsPerElement + fp8_scaling + again.fma_ops_per_element;
+    c.fma = elements * fma_ops / sm.fma_lanes_per_clk +
             (1 + again.softmax_passes) * elements / factors::kIssueLanesPerClkPerSm;
     c.smem = backward_smem_bytes(gpu, s, o.algorithm, t, o.two_cta, o.split_dq_backward) /
              sm.smem_bytes_per_clk;

@@ -105,8 +105,8 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.split_dq_backward = fa4_backward_on_blackwell &&
                         f.shape.headdim == kFa4SplitBackwardHeaddim &&
                         f.shape.headdim_v == kFa4SplitBackwardHeaddim;
-  o.two_cta = fa4_backward_on_blackwell &&
-              ((!one_cta && f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim) || o.split_dq_backward);
+  const bool default_two_cta = !one_cta && f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim;
+  o.two_cta = fa4_backward_on_blackwell && (default_two_cta || o.split_dq_backward);
   // cuDNN's deterministic backward outside that fp8 routing: its plain kernel at a constant share
   // (model::factors::kCudnnDeterministicShare), its GQA group reduction included.
   o.deterministic_by_share = o.deterministic && is_cudnn(family) && !cudnn_fp8_backward;

@@ -48,8 +48,8 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // split kernels are modeled, section 2t; +90% to +202% shorter) and under a window, FA4's
     // deterministic backward under a window falling with the length (+495% at s32768).
     // The forward's count fell from 182 to 173 (median 10.1% -> 9.6%) when GB200's 9.26 FA4
-    // non-causal hd128 forward joined its 9.27 one outside the bounds (FA4's 2-CTA forward, NOTES.md
-    // section 2u).
+    // non-causal hd128 forward joined its 9.27 one outside the bounds (FA4's 2-CTA forward,
+    // NOTES.md section 2u).
     {{"Blackwell", Pass::fwd, false}, {10, 191, 173}},
     {{"Blackwell", Pass::fwd, true}, {13.5, 39, 83}},
     {{"Blackwell", Pass::bwd, false}, {9.6, 495, 310}},
