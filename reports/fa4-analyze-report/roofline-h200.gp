@@ -23,10 +23,10 @@ plot 'roofline-h200.dat' index 0 using 1:2 with lines lw 2 lc rgb '#444444' titl
      'roofline-h200.dat' index 3 using 1:2 with lines lw 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128: 1979', \
      'roofline-h200.dat' index 4 using 1:2 with lines lw 2 lc rgb '#7d3c98' title 'shared memory, hd128: 1583', \
      'roofline-h200.dat' index 5 using 1:2 with lines lw 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128: 1256', \
-     'roofline-h200.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title 'cuBLAS bf16 GEMM (measured): 771', \
-     'roofline-h200.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128 (measured): 1747', \
-     'roofline-h200.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#7d3c98' title 'shared memory, hd128 (measured): 1567', \
-     'roofline-h200.dat' index 9 using 1:2 with lines lw 2 dt 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128 (measured): 1237', \
+     'roofline-h200.dat' index 6 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title 'cuBLAS bf16 GEMM (measured): 782', \
+     'roofline-h200.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128 (measured): 1734', \
+     'roofline-h200.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#7d3c98' title 'shared memory, hd128 (measured): 1573', \
+     'roofline-h200.dat' index 9 using 1:2 with lines lw 2 dt 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128 (measured): 1226', \
      'roofline-h200.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#4e79a7' title 'naive (model)', \
      'roofline-h200.dat' index 11 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fa2 (model)', \
      'roofline-h200.dat' index 12 using 1:2 with points pt 9 ps 1.4 lc rgb '#e15759' title 'fa3 (model)', \
