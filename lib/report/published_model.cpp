@@ -14,10 +14,11 @@
 // - FA4's backward at hd256 on Blackwell is its split pair of kernels (Options::split_dq_backward);
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
-//   below);
+//   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
 // - a kernel outside the list is not modeled.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
@@ -79,6 +80,36 @@ bool cudnn_fp8_backward_on_blackwell(std::string_view family, const PublishedFig
          model::is_blackwell(gpu) && f.shape.headdim <= 192 && f.shape.headdim_v <= 128;
 }
 
+// From cuDNN 9.22, its fp8 backward on Blackwell above this head dim of Q and K (192/128 in the
+// record) is modeled on the 2-CTA pair, as FA4's backward must run there ("Must use 2CTA for hdim
+// 192", flash_attn/cute/flash_bwd_sm100.py at 0251105): dV and dK take 128 + 192 of tensor memory's
+// 512 columns, and FA4 fits S/P, dP/dS and dQ in the other 192 only on the pair, overlapping them
+// and halving dQ's columns. The record agrees from 9.24 on: on one CTA the model has those figures
+// 8-42% too slow (B300 9.24, GB200 and GB300 9.26), its shared-memory port the bound (the float32
+// dQ through shared memory is half of it), while the same kernel's hd128 figures on B200 and GB200
+// sit at a median +3%; on the pair GB200's 9.26 figures are within -16% to +16%
+// (lib/model/NOTES.md, section 2v). cuDNN 9.19's ten figures split (GB200 -13% to -2% on one CTA,
+// +5% to +23% on the pair; GB300 -20% to -13% and -3% to +9%); the gate is the release from which
+// GB300's fp8 backward ran 1.87-1.98x its bf16 one, against 1.46x at 9.19 (section 2q). cuDNN's
+// bf16 backward there, its plain kernel, stays on one CTA (a 64-query tile fits tensor memory): on
+// the pair its held-out figures' median rises.
+constexpr std::int64_t kCudnnFp8OneCtaBackwardMaxHeaddim = 128;
+constexpr int kCudnnFp8TwoCtaBackwardMinVersion = 92200;
+
+// The cuDNN backend version the figure's source records ("cudnn_backend_version 92600" in its
+// software line), or 0.
+int cudnn_backend_version(const PublishedFigure& f) {
+  constexpr std::string_view kKey = "cudnn_backend_version ";
+  if (!f.provenance) return 0;
+  const std::string& text = f.provenance->software;
+  const std::size_t at = text.find(kKey);
+  if (at == std::string::npos) return 0;
+  int version = 0;
+  const char* first = text.data() + at + kKey.size();
+  std::from_chars(first, text.data() + text.size(), version);
+  return version;
+}
+
 // Host time of one framework call that the figure's benchmark timed beside the kernels: every
 // figure read from a public benchmark (it has an origin) timed single PyTorch-level calls.
 double call_seconds(const PublishedFigure& f) {
@@ -106,7 +137,9 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
                         f.shape.headdim == kFa4SplitBackwardHeaddim &&
                         f.shape.headdim_v == kFa4SplitBackwardHeaddim;
   const bool default_two_cta = !one_cta && f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim;
-  o.two_cta = fa4_backward_on_blackwell && (default_two_cta || o.split_dq_backward);
+  o.two_cta = (fa4_backward_on_blackwell && (default_two_cta || o.split_dq_backward)) ||
+              (cudnn_fp8_backward && f.shape.headdim > kCudnnFp8OneCtaBackwardMaxHeaddim &&
+               cudnn_backend_version(f) >= kCudnnFp8TwoCtaBackwardMinVersion);
   // cuDNN's deterministic backward outside that fp8 routing: its plain kernel at a constant share
   // (model::factors::kCudnnDeterministicShare), its GQA group reduction included.
   o.deterministic_by_share = o.deterministic && is_cudnn(family) && !cudnn_fp8_backward;

@@ -101,6 +101,44 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOneAtAShare) {
   EXPECT_TRUE(fp8->deterministic && !fp8->deterministic_by_share);
 }
 
+// From cuDNN 9.22 its fp8 backward on Blackwell at hd192/128 runs on the 2-CTA pair (as FA4's must
+// there: tensor memory's columns); hd128, bf16, releases before 9.22 and figures without a
+// recorded release stay on one CTA.
+TEST(PublishedModel, CudnnFp8BackwardAtHd192RunsOnTheTwoCtaPairFromRelease922) {
+  PublishedFigure f = figure("gb300", "cudnn", Pass::bwd);
+  f.shape.dtype = Dtype::fp8;
+  f.shape.headdim = 192;
+  f.shape.headdim_v = 128;
+  f.provenance = Provenance{};
+  f.provenance->software = "cuDNN 9.26.0 (cudnn_backend_version 92600), cudnn-frontend 1.27.0";
+  EXPECT_TRUE(modeled_as(f, gpu("gb300")).options->two_cta);
+  f.provenance->software = "cuDNN 9.22.0 (cudnn_backend_version 92200)";
+  EXPECT_TRUE(modeled_as(f, gpu("gb300")).options->two_cta);
+  f.provenance->software = "cuDNN 9.19.1 (cudnn_backend_version 91901), cudnn-frontend 1.19.0";
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->two_cta);
+  f.provenance->software = "versions not stated";
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->two_cta);
+  f.provenance->software = "cuDNN 9.26.0 (cudnn_backend_version 92600)";
+  f.shape.headdim = f.shape.headdim_v = 128;
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->two_cta);
+  f.shape.headdim = 192;
+  f.shape.dtype = Dtype::bf16;
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->two_cta);
+  // On the pair the prediction is faster: the float32 dQ's shared-memory traffic halves.
+  f.shape.dtype = Dtype::fp8;
+  f.shape.batch = 1;
+  f.shape.heads_q = f.shape.heads_kv = 128;
+  f.shape.seqlen_q = f.shape.seqlen_k = 16384;
+  const std::vector<PublishedFigure> figures{f};
+  PublishedFigure before = f;
+  before.provenance->software = "cuDNN 9.19.1 (cudnn_backend_version 91901)";
+  const std::vector<PublishedFigure> older{before};
+  const auto pair = compare_with_model(gpus(), figures);
+  const auto one = compare_with_model(gpus(), older);
+  ASSERT_TRUE(pair.at(0).predicted_tflops && one.at(0).predicted_tflops);
+  EXPECT_GT(*pair.at(0).predicted_tflops, 1.1 * *one.at(0).predicted_tflops);
+}
+
 // cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and it
 // walks the whole causal triangle under a sliding window; bf16, Hopper and the forward are not.
 TEST(PublishedModel, CudnnFp8BackwardOnBlackwellIsDeterministicAndWalksTheTriangle) {
