@@ -18,6 +18,8 @@ constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
 constexpr std::string_view kRecordHopperBackwardFit =
     "the published record's \"fit\" bf16 backward figures on Hopper (cuDNN 9.19 on H200)";
+constexpr std::string_view kRecordFa4Hd192BackwardFit =
+    "the published record's \"fit\" bf16 backward figures of FA4 at hd192/128 (GB200, GB300)";
 // Named by the notes, not by its database's path: the published Hopper backward reports one of
 // these factors in reports that show no reference runs.
 constexpr std::string_view kOurBwdRun =
@@ -113,8 +115,13 @@ constexpr ReportedText kReported[] = {
      "cycles per key block that FA3's published backward does not overlap: its first query "
      "block's S and dP, its dK, dV epilogue",
      kRecordHopperBackwardFit},
+    {Reported::fa4_shared_tmem_columns_step_cycles, "fa4_shared_tmem_columns_step_cycles",
+     "cycles per step that FA4's hd192/128 backward waits for the tensor-memory columns S/P "
+     "shares with dP/dS and dQ",
+     kRecordFa4Hd192BackwardFit},
 };
-static_assert(std::size(kReported) == std::size_t(Reported::hopper_bwd_key_block_fill_cycles) + 1,
+static_assert(std::size(kReported) ==
+                  std::size_t(Reported::fa4_shared_tmem_columns_step_cycles) + 1,
               "one text per Reported factor");
 constexpr bool rows_in_enum_order() {
   for (std::size_t i = 0; i < std::size(kReported); ++i)
@@ -274,6 +281,11 @@ const Constant kConstants[] = {
      "cuDNN's, as the model takes it) does not overlap on Hopper: the first query block's S and "
      "dP, the dK, dV epilogue; fitted with the step wait to the record's fit bf16 backward "
      "figures on H200"},
+    {"kFa4SharedTmemColumnsStepCycles", kFa4SharedTmemColumnsStepCycles, "fitted",
+     name_of(Reported::fa4_shared_tmem_columns_step_cycles),
+     "cycles per step that FA4's own hd192/128 backward on Blackwell waits for the tensor-memory "
+     "columns its S/P shares with dP/dS and dQ; fitted to the record's fit FA4 bf16 backward "
+     "figures at hd192/128"},
     {"kLabFa3OneStageRingCycles", kLabFa3OneStageRingCycles, "fitted",
      name_of(Reported::lab_fa3_one_stage_ring_cycles),
      "cycles per query block that a one-stage Q/dO ring exposes in fa3_bwd (hd256's dK/dQ "

@@ -324,6 +324,16 @@ inline constexpr double kHopperPersistentTileOverheadCycles = 3000;
 // record's "fit" figures on B200, GB200, B300 and GB300 (data/published/record), where it sets
 // how fast the TFLOP/s fall at short sequences (about 3 us a work tile).
 inline constexpr double kBlackwellPersistentTileOverheadCycles = 6000;
+// FA4's own backward at head dims 192/128 on Blackwell shares tensor-memory columns between its
+// steps: dV and dK take columns 0-319 of 512, so S/P (320-447) overlaps dP/dS (384-511) and dQ
+// (416-511) (flash_attn/cute/flash_bwd_sm100.py at 0251105; at hd128 S and dP have columns of their
+// own). The dP GEMM cannot write until P has been read, nor the next S until dS and dQ have, so
+// each step waits on the tensor memory round trips that the other head dims run beside the GEMMs:
+// cycles per tile (one step) beyond the two streams. Fitted to the record's 32 fit-role FA4 bf16
+// backward figures at hd192/128 (GB200, GB300; plain and deterministic), the value in steps of
+// 100 cycles where their mean signed error crosses zero (+1.3% at 900, -0.4% at 1000; +19.6%
+// without it). cuDNN's kernels there publish no tensor-memory map: not applied to them.
+inline constexpr double kFa4SharedTmemColumnsStepCycles = 1000;
 // Deterministic backward (FA4 and cuDNN): dQ of a query block is summed over the key blocks in a
 // fixed order, each key block's CTA waiting for the one before; the chain costs each CTA this
 // many of its own tile times before its adds can start. Fitted to the record's "fit" figures
@@ -394,6 +404,7 @@ enum class Reported {
   stream_norm_exponent,            // kBlackwellStreamNormExponent
   hopper_bwd_step_wait_cycles,     // kHopperBackwardStepWaitCycles
   hopper_bwd_key_block_fill_cycles,  // kHopperBackwardKeyBlockFillCycles
+  fa4_shared_tmem_columns_step_cycles,  // kFa4SharedTmemColumnsStepCycles
 };
 
 struct ReportedText {

@@ -74,6 +74,9 @@ struct Options {
   // accumulated in tensor memory instead of added into a float32 buffer). The 2-CTA pair as
   // two_cta.
   bool split_dq_backward = false;
+  // FA4's own backward at hd192/128 on Blackwell: its tensor-memory map shares S/P's columns with
+  // dP/dS and dQ, and each step waits for them (factors.hpp, kFa4SharedTmemColumnsStepCycles).
+  bool shared_tmem_columns_backward = false;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).

@@ -548,6 +548,11 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                                               : factors::Reported::overlap,
                                           hidden));
   }
+  if (o.shared_tmem_columns_backward && o.pass == Pass::bwd && is_blackwell(gpu)) {
+    times.tile += factors::kFa4SharedTmemColumnsStepCycles;
+    p.factors.push_back(factors::reported(factors::Reported::fa4_shared_tmem_columns_step_cycles,
+                                          factors::kFa4SharedTmemColumnsStepCycles));
+  }
   p.softmax_stream_cycles = times.softmax;
   p.tile_time_cycles = times.tile;
   if (p.conditional_rescale)

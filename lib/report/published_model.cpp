@@ -11,7 +11,9 @@
 // - a "-deterministic" suffix sums dQ in a fixed order (Options::deterministic), and "-1cta" runs
 //   FA4's backward on one CTA where its default on Blackwell is the 2-CTA pair (FA4 §3.2,
 //   flash-attention PR 2280), which "fa4" then means from head dim 128 (below it FA4 runs one CTA);
-// - FA4's backward at hd256 on Blackwell is its split pair of kernels (Options::split_dq_backward);
+// - FA4's backward at hd256 on Blackwell is its split pair of kernels (Options::split_dq_backward),
+//   and at hd192/128 shares tensor-memory columns between its steps
+//   (Options::shared_tmem_columns_backward);
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
@@ -44,6 +46,10 @@ constexpr std::int64_t kFa4TwoCtaBackwardMinHeaddim = 128;
 // sm100_hd256_2cta_fmha_backward.py, PR 2412, 27b4eb9, 2026-04-23; the SM100 backward takes no
 // other hd256 path).
 constexpr std::int64_t kFa4SplitBackwardHeaddim = 256;
+// FA4's Blackwell backward at head dims (192, 128) shares tensor-memory columns between S/P, dP/dS
+// and dQ (flash_attn/cute/flash_bwd_sm100.py, the 2-CTA map for tile_hdim 192 and tile_hdimv 128;
+// Options::shared_tmem_columns_backward).
+constexpr std::int64_t kFa4SharedColumnsHeaddim = 192, kFa4SharedColumnsHeaddimV = 128;
 
 // Removes `suffix` from the end of `name`; whether it was there.
 bool strip_suffix(std::string_view& name, std::string_view suffix) {
@@ -137,6 +143,9 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
                         f.shape.headdim == kFa4SplitBackwardHeaddim &&
                         f.shape.headdim_v == kFa4SplitBackwardHeaddim;
   const bool default_two_cta = !one_cta && f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim;
+  o.shared_tmem_columns_backward = fa4_backward_on_blackwell &&
+                                   f.shape.headdim == kFa4SharedColumnsHeaddim &&
+                                   f.shape.headdim_v == kFa4SharedColumnsHeaddimV;
   o.two_cta = (fa4_backward_on_blackwell && (default_two_cta || o.split_dq_backward)) ||
               (cudnn_fp8_backward && f.shape.headdim > kCudnnFp8OneCtaBackwardMaxHeaddim &&
                cudnn_backend_version(f) >= kCudnnFp8TwoCtaBackwardMinVersion);

@@ -1,7 +1,10 @@
 // Whole-kernel behaviour of the model: conventions, monotonic effects and refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gpu_models.hpp"
+#include "model/factors.hpp"
 #include "model/model.hpp"
 
 namespace fa4::model {
@@ -129,6 +132,32 @@ TEST(Predict, SplitDqBackwardRecomputesScoresInItsSecondKernel) {
   EXPECT_GT(split.tile_cycles.fma, fused.tile_cycles.fma);
   EXPECT_GT(split.time_s, 1.3 * fused.time_s);
   EXPECT_EQ(split.flops, fused.flops);
+}
+
+// FA4's hd192/128 backward on Blackwell (Options::shared_tmem_columns_backward): each step waits
+// kFa4SharedTmemColumnsStepCycles for the tensor-memory columns its S/P shares with dP/dS; the
+// units' cycles stay, the factor is reported, and Hopper has no tensor memory to share.
+TEST(Predict, SharedTensorMemoryColumnsAddAWaitPerStep) {
+  Options pair;
+  pair.pass = Pass::bwd;
+  pair.two_cta = true;
+  AttnShape s = square(1, 16, 8192, 192);
+  s.headdim_v = 128;
+  const Prediction own = run("gb200", Algorithm::fa4, s, pair);
+  pair.shared_tmem_columns_backward = true;
+  const Prediction shared = run("gb200", Algorithm::fa4, s, pair);
+  EXPECT_DOUBLE_EQ(shared.tile_cycles.mma, own.tile_cycles.mma);
+  EXPECT_DOUBLE_EQ(shared.tile_time_cycles,
+                   own.tile_time_cycles + factors::kFa4SharedTmemColumnsStepCycles);
+  EXPECT_GT(shared.time_s, own.time_s);
+  EXPECT_TRUE(std::ranges::any_of(shared.factors, [](const auto& f) {
+    return f.name == factors::text_of(factors::Reported::fa4_shared_tmem_columns_step_cycles).name;
+  }));
+  Options hopper;
+  hopper.pass = Pass::bwd;
+  const Prediction h = run("h200", Algorithm::fa4, s, hopper);
+  hopper.shared_tmem_columns_backward = true;
+  EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa4, s, hopper).time_s, h.time_s);
 }
 
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {

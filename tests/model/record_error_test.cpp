@@ -53,7 +53,9 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // 9.22 at hd192/128 was modeled on the 2-CTA pair (section 2v).
     {{"Blackwell", Pass::fwd, false}, {10, 191, 173}},
     {{"Blackwell", Pass::fwd, true}, {13.5, 39, 83}},
-    {{"Blackwell", Pass::bwd, false}, {9.6, 495, 310}},
+    // The bf16 backward's median met since FA4's hd192/128 backward waits for its shared tensor
+    // memory columns (9.5% before; section 2w).
+    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 495, 310}},
     {{"Blackwell", Pass::bwd, true}, {10.5, 56, 137}},
 };
 

@@ -70,6 +70,22 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   by_head_dim.gpu = "gb300";
   by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 192;
   EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->split_dq_backward);
+  // At (192, 128) FA4's backward shares tensor-memory columns between its steps; not at hd128,
+  // not cuDNN's, not its forward, not on Hopper.
+  by_head_dim.kernel = "fa4-deterministic";
+  by_head_dim.shape.headdim_v = 128;
+  EXPECT_TRUE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
+  by_head_dim.kernel = "cudnn";
+  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
+  by_head_dim.kernel = "fa4";
+  by_head_dim.pass = Pass::fwd;
+  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
+  by_head_dim.pass = Pass::bwd;
+  by_head_dim.gpu = "h100-sxm";
+  EXPECT_FALSE(modeled_as(by_head_dim, gpu("h100-sxm")).options->shared_tmem_columns_backward);
+  by_head_dim.gpu = "gb300";
+  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 128;
+  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
   // cuDNN's backward is modeled on one CTA; a deterministic forward is refused as mislabeled.
   EXPECT_FALSE(modeled_as(figure("b200", "cudnn", Pass::bwd), gpu("b200")).options->two_cta);
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);

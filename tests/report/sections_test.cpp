@@ -387,7 +387,8 @@ TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
         "kOverlapFa2Forward", "kHopperPingPongHiddenShare", "kBlackwellSoftmaxIssueShare",
         "kBlackwellStreamNormExponent", "kOverlapFa2Backward", "kFa2BackwardSmemRereads",
         "kListScheduleTailShare", "kLaunchOverheadSeconds", "kOverlapPersistentBackward",
-        "kBlackwellPersistentTileOverheadCycles", "kDeterministicWaitTiles",
+        "kBlackwellPersistentTileOverheadCycles", "kFa4SharedTmemColumnsStepCycles",
+        "kDeterministicWaitTiles",
         "kMmaSyncShareBlackwell", "kFrameworkCallSeconds"})
     EXPECT_TRUE(contains(s, name)) << name;
   // The ping-pong rule is the forward pass's; the backward's overlap is its own factor.
