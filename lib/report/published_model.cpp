@@ -88,17 +88,16 @@ bool cudnn_fp8_backward_on_blackwell(std::string_view family, const PublishedFig
 
 // From cuDNN 9.22, its fp8 backward on Blackwell above this head dim of Q and K (192/128 in the
 // record) is modeled on the 2-CTA pair, as FA4's backward must run there ("Must use 2CTA for hdim
-// 192", flash_attn/cute/flash_bwd_sm100.py at 0251105): dV and dK take 128 + 192 of tensor memory's
-// 512 columns, and FA4 fits S/P, dP/dS and dQ in the other 192 only on the pair, overlapping them
-// and halving dQ's columns. The record agrees from 9.24 on: on one CTA the model has those figures
-// 8-42% too slow (B300 9.24, GB200 and GB300 9.26), its shared-memory port the bound (the float32
-// dQ through shared memory is half of it), while the same kernel's hd128 figures on B200 and GB200
-// sit at a median +3%; on the pair GB200's 9.26 figures are within -16% to +16%
-// (lib/model/NOTES.md, section 2v). cuDNN 9.19's ten figures split (GB200 -13% to -2% on one CTA,
-// +5% to +23% on the pair; GB300 -20% to -13% and -3% to +9%); the gate is the release from which
-// GB300's fp8 backward ran 1.87-1.98x its bf16 one, against 1.46x at 9.19 (section 2q). cuDNN's
-// bf16 backward there, its plain kernel, stays on one CTA (a 64-query tile fits tensor memory): on
-// the pair its held-out figures' median rises.
+// 192", flash_attn/cute/flash_bwd_sm100.py at 0251105: its tensor-memory map, factors.hpp's
+// kFa4SharedTmemColumnsStepCycles, fits dQ only halved on the pair). The record agrees from 9.24
+// on: on one CTA the model has those figures 8-42% too slow (B300 9.24, GB200 and GB300 9.26), its
+// shared-memory port the bound (the float32 dQ through shared memory is half of it), while the same
+// kernel's hd128 figures on B200 and GB200 sit at a median +3%; on the pair GB200's 9.26 figures
+// are within -16% to +16% (lib/model/NOTES.md, section 2v). cuDNN 9.19's ten figures split (GB200
+// -13% to -2% on one CTA, +5% to +23% on the pair; GB300 -20% to -13% and -3% to +9%); the gate is
+// the release from which GB300's fp8 backward ran 1.87-1.98x its bf16 one, against 1.46x at 9.19
+// (section 2q). cuDNN's bf16 backward there, its plain kernel, stays on one CTA (a 64-query tile
+// fits tensor memory): on the pair its held-out figures' median rises.
 constexpr std::int64_t kCudnnFp8OneCtaBackwardMaxHeaddim = 128;
 constexpr int kCudnnFp8TwoCtaBackwardMinVersion = 92200;
 

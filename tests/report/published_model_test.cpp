@@ -28,6 +28,15 @@ PublishedFigure figure(std::string gpu_id, std::string kernel, Pass pass) {
   return f;
 }
 
+// The options the model takes for a figure of `kernel` on `gpu_id` at head dims d, dv.
+model::Options options_of(std::string kernel, Pass pass, std::string gpu_id, std::int64_t d,
+                          std::int64_t dv) {
+  PublishedFigure f = figure(gpu_id, std::move(kernel), pass);
+  f.shape.headdim = d;
+  f.shape.headdim_v = dv;
+  return *modeled_as(f, gpu(gpu_id)).options;
+}
+
 TEST(PublishedModel, CudnnIsFa3OnHopperAndFa4OnBlackwell) {
   EXPECT_EQ(modeled_as(figure("h200", "cudnn", Pass::fwd), gpu("h200")).options->algorithm,
             model::Algorithm::fa3);
@@ -55,37 +64,20 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_TRUE(modeled_as(by_head_dim, gpu("gb300")).options->two_cta);
   // At (256, 256) FA4's backward is its split pair of kernels, always on the 2-CTA pair; not
   // cuDNN's, not its forward, not on Hopper.
-  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 256;
-  EXPECT_TRUE(modeled_as(by_head_dim, gpu("gb300")).options->split_dq_backward);
-  by_head_dim.kernel = "fa4-1cta";
-  EXPECT_TRUE(modeled_as(by_head_dim, gpu("gb300")).options->two_cta);
-  by_head_dim.kernel = "cudnn";
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->split_dq_backward);
-  by_head_dim.kernel = "fa4";
-  by_head_dim.pass = Pass::fwd;
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->split_dq_backward);
-  by_head_dim.pass = Pass::bwd;
-  by_head_dim.gpu = "h100-sxm";
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("h100-sxm")).options->split_dq_backward);
-  by_head_dim.gpu = "gb300";
-  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 192;
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->split_dq_backward);
+  EXPECT_TRUE(options_of("fa4", Pass::bwd, "gb300", 256, 256).split_dq_backward);
+  EXPECT_TRUE(options_of("fa4-1cta", Pass::bwd, "gb300", 256, 256).two_cta);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "gb300", 256, 256).split_dq_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb300", 256, 256).split_dq_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "h100-sxm", 256, 256).split_dq_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "gb300", 192, 192).split_dq_backward);
   // At (192, 128) FA4's backward shares tensor-memory columns between its steps; not at hd128,
   // not cuDNN's, not its forward, not on Hopper.
-  by_head_dim.kernel = "fa4-deterministic";
-  by_head_dim.shape.headdim_v = 128;
-  EXPECT_TRUE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
-  by_head_dim.kernel = "cudnn";
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
-  by_head_dim.kernel = "fa4";
-  by_head_dim.pass = Pass::fwd;
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
-  by_head_dim.pass = Pass::bwd;
-  by_head_dim.gpu = "h100-sxm";
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("h100-sxm")).options->shared_tmem_columns_backward);
-  by_head_dim.gpu = "gb300";
-  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 128;
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->shared_tmem_columns_backward);
+  EXPECT_TRUE(options_of("fa4-deterministic", Pass::bwd, "gb300", 192, 128)
+                  .shared_tmem_columns_backward);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "gb300", 192, 128).shared_tmem_columns_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb300", 192, 128).shared_tmem_columns_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "h100-sxm", 192, 128).shared_tmem_columns_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "gb300", 128, 128).shared_tmem_columns_backward);
   // cuDNN's backward is modeled on one CTA; a deterministic forward is refused as mislabeled.
   EXPECT_FALSE(modeled_as(figure("b200", "cudnn", Pass::bwd), gpu("b200")).options->two_cta);
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
