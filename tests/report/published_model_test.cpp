@@ -57,11 +57,8 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(one_cta->two_cta);
   EXPECT_TRUE(one_cta->deterministic);
   // Below head dim 128 FA4's backward runs one CTA (flash_attn/cute/interface.py).
-  PublishedFigure by_head_dim = figure("gb300", "fa4", Pass::bwd);
-  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 64;
-  EXPECT_FALSE(modeled_as(by_head_dim, gpu("gb300")).options->two_cta);
-  by_head_dim.shape.headdim = by_head_dim.shape.headdim_v = 128;
-  EXPECT_TRUE(modeled_as(by_head_dim, gpu("gb300")).options->two_cta);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "gb300", 64, 64).two_cta);
+  EXPECT_TRUE(options_of("fa4", Pass::bwd, "gb300", 128, 128).two_cta);
   // At (256, 256) FA4's backward is its split pair of kernels, always on the 2-CTA pair; not
   // cuDNN's, not its forward, not on Hopper.
   EXPECT_TRUE(options_of("fa4", Pass::bwd, "gb300", 256, 256).split_dq_backward);
