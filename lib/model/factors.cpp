@@ -20,6 +20,12 @@ constexpr std::string_view kRecordHopperBackwardFit =
     "the published record's \"fit\" bf16 backward figures on Hopper (cuDNN 9.19 on H200)";
 constexpr std::string_view kRecordFa4Hd192BackwardFit =
     "the published record's \"fit\" bf16 backward figures of FA4 at hd192/128 (GB200, GB300)";
+constexpr std::string_view kRecordFa4WindowBackwardFit =
+    "the published record's \"fit\" bf16 backward figures of FA4 under a window of 128 keys "
+    "(GB200, GB300)";
+constexpr std::string_view kRecordFa4Hd128BackwardFit =
+    "the published record's \"fit\" bf16 backward figures of FA4 at hd128 from s8192 (GB200, "
+    "GB300)";
 // Named by the notes, not by its database's path: the published Hopper backward reports one of
 // these factors in reports that show no reference runs.
 constexpr std::string_view kOurBwdRun =
@@ -119,9 +125,21 @@ constexpr ReportedText kReported[] = {
      "cycles per step that FA4's hd192/128 backward waits for the tensor-memory columns S/P "
      "shares with dP/dS and dQ",
      kRecordFa4Hd192BackwardFit},
+    {Reported::fa4_single_tile_cta_cycles, "fa4_single_tile_cta_cycles",
+     "cycles each CTA of FA4's backward (one CTA per key block, not persistent) pays beside the "
+     "persistent kernels' cost per work tile",
+     kRecordFa4WindowBackwardFit},
+    {Reported::fa4_backward_overlap, "fa4_backward_overlap",
+     "share of the smaller of the tensor and softmax streams FA4's backward hides where S/P, "
+     "dP/dS and dQ have tensor-memory columns of their own (hd64, hd128)",
+     kRecordFa4Hd128BackwardFit},
+    {Reported::fa4_dq_chain_link_s, "fa4_dq_chain_link_s",
+     "seconds per link of FA4's deterministic dQ semaphore chain (one link per key block and "
+     "head, the heads of one L2 section at once)",
+     kRecordFa4WindowBackwardFit},
 };
 static_assert(std::size(kReported) ==
-                  std::size_t(Reported::fa4_shared_tmem_columns_step_cycles) + 1,
+                  std::size_t(Reported::fa4_dq_chain_link_s) + 1,
               "one text per Reported factor");
 constexpr bool rows_in_enum_order() {
   for (std::size_t i = 0; i < std::size(kReported); ++i)
@@ -286,6 +304,24 @@ const Constant kConstants[] = {
      "cycles per step that FA4's own hd192/128 backward on Blackwell waits for the tensor-memory "
      "columns its S/P shares with dP/dS and dQ; fitted to the record's fit FA4 bf16 backward "
      "figures at hd192/128"},
+    {"kFa4SingleTileCtaCycles", kFa4SingleTileCtaCycles, "fitted",
+     name_of(Reported::fa4_single_tile_cta_cycles),
+     "cycles each CTA of FA4's own backward on Blackwell (one CTA per key block, launched once) "
+     "pays beside the persistent cost per work tile: no CTA's epilogue overlaps the next one's "
+     "prologue; fitted to the record's fit FA4 bf16 backward figures under a window of 128 keys"},
+    {"kFa4BackwardSeparateColumnsOverlap", kFa4BackwardSeparateColumnsOverlap, "fitted",
+     name_of(Reported::fa4_backward_overlap),
+     "share of the shorter stream FA4's own backward on Blackwell hides behind the longer where "
+     "S/P, dP/dS and dQ have tensor-memory columns of their own (hd64, hd128); fitted to the "
+     "record's fit FA4 bf16 backward figures at hd128 from s8192"},
+    {"kFa4DqChainLinkSeconds", kFa4DqChainLinkSeconds, "fitted",
+     name_of(Reported::fa4_dq_chain_link_s),
+     "seconds per link of FA4's deterministic dQ semaphore chain (one link per key block of a "
+     "head; the heads of one L2 section chain at once); fitted to the record's fit FA4 "
+     "deterministic figures under a window of 128 keys"},
+    {"kFa4BackwardL2SectionBytes", kFa4BackwardL2SectionBytes, "counted", "",
+     "bytes of Q, dO and dQ accumulator per L2 section of FA4's deterministic backward "
+     "scheduler (flash_attn/cute/tile_scheduler.py, size_l2 = 50 MiB)"},
     {"kLabFa3OneStageRingCycles", kLabFa3OneStageRingCycles, "fitted",
      name_of(Reported::lab_fa3_one_stage_ring_cycles),
      "cycles per query block that a one-stage Q/dO ring exposes in fa3_bwd (hd256's dK/dQ "

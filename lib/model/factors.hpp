@@ -330,25 +330,67 @@ inline constexpr double kBlackwellPersistentTileOverheadCycles = 6000;
 // own). The dP GEMM cannot write until P has been read, nor the next S until dS and dQ have, so
 // each step waits on the tensor memory round trips that the other head dims run beside the GEMMs:
 // cycles per tile (one step) beyond the two streams. Fitted to the record's 32 fit-role FA4 bf16
-// backward figures at hd192/128 (GB200, GB300; plain and deterministic), the value in steps of
-// 100 cycles where their mean signed error crosses zero (+1.3% at 900, -0.4% at 1000; +19.6%
-// without it). cuDNN's kernels there publish no tensor-memory map: not applied to them.
-inline constexpr double kFa4SharedTmemColumnsStepCycles = 1000;
+// backward figures at hd192/128 (GB200, GB300; plain and deterministic), in steps of 200 cycles
+// where their median signed error crosses zero (+1.5% at 600, -2.1% at 800; 1000 before the
+// backward's side launches and FA4's single-tile grid were modeled, lib/model/NOTES.md 2x).
+// cuDNN's kernels there publish no tensor-memory map: not applied to them.
+inline constexpr double kFa4SharedTmemColumnsStepCycles = 600;
+// FA4's own backward on Blackwell launches one CTA per key block (Options::single_tile_backward;
+// flash_bwd_sm100.py's SingleTileScheduler, "persistent mode not tested"): nothing overlaps one
+// CTA's epilogue (dK, dV out of tensor memory to HBM) with the next one's prologue (barriers,
+// tensor memory allocation, K, V and the first Q, dO loads) on its SM. Cycles each CTA pays
+// beside kBlackwellPersistentTileOverheadCycles. Fitted to the record's fit-role FA4 bf16
+// backward figures where a CTA walks two query blocks (gpt-oss's window of 128 keys, s4096 and
+// s16384 on GB200 and GB300), in steps of 2000 cycles where their median signed error crosses
+// zero (+5.5% at 4000, -4.2% at 6000); without it those figures run 30-32% slower than modeled.
+inline constexpr double kFa4SingleTileCtaCycles = 6000;
+// Where FA4's backward gives S/P, dP/dS and dQ tensor-memory columns of their own (hd64, hd128;
+// not the hd192/128 map above, nor the split hd256 kernels), its softmax warps compute one step's
+// P and dS while the MMA warp runs the other GEMMs: this share of the shorter stream hides behind
+// the longer (cuDNN's kernels, as the model takes them, hide none: kOverlapPersistentBackward).
+// Fitted to the record's 28 fit-role FA4 bf16 backward figures at hd128 from s8192 (GB200, GB300;
+// plain and deterministic), in steps of 0.1 where their median signed error crosses zero (-0.7%
+// at 0.4, +1.4% at 0.5); without it they run 8-17% faster than modeled.
+inline constexpr double kFa4BackwardSeparateColumnsOverlap = 0.4;
+
 // Deterministic backward (FA4 and cuDNN): dQ of a query block is summed over the key blocks in a
 // fixed order, each key block's CTA waiting for the one before; the chain costs each CTA this
 // many of its own tile times before its adds can start. Fitted to the record's "fit" figures
 // of deterministic backward passes (cuDNN on GB200, GB300, B300, H200; FA4 on GB200). FA4's cost
 // falls with the sequence as this rule does (-26% at 2k, -5% at 32k on GB200); cuDNN's stays
 // near 12% on GB200 and near none on B300, which one rule cannot follow: cuDNN's bf16 and fp16
-// deterministic backward is priced by kCudnnDeterministicShare instead.
-inline constexpr double kDeterministicWaitTiles = 4;
+// deterministic backward is priced by kCudnnDeterministicShare instead. Refitted to FA4's 36
+// fit-role deterministic bf16 figures without a window (GB200, GB300) where their median signed
+// error crosses zero (+1.5% at 2, +0.2% at 3, -1.1% at 4; 4 before the backward's side launches
+// and FA4's single-tile grid were modeled, lib/model/NOTES.md 2x).
+inline constexpr double kDeterministicWaitTiles = 3;
+// FA4's deterministic backward orders each query block's dQ adds with a semaphore: a key block
+// adds after the block above it has added and released (flash_bwd_sm100.py,
+// _dq_semaphore_lock_value with spt, the shortest-first order, for causal and windowed masks; the
+// release waits for the adder's next block, delay_semaphore_release, except at hd192). Under a
+// window every key block walks the same two query blocks, so a head's key blocks form one chain,
+// one link (wait, poll, bulk reduce-add, release) after another, and only the heads of one L2
+// section (kFa4BackwardL2SectionBytes) chain at once: the kernel lasts at least CTAs x link /
+// heads per section. Seconds per link. Fitted to the record's 4 fit-role FA4 deterministic
+// windowed figures (s4096, s16384 on GB200, GB300) in steps of 0.1 us where their median signed
+// error crosses zero (+3.0% at 0.8 us, -2.8% at 0.9 us); without it the model had the windowed
+// figures up to 6x too fast (+495% at s32768): they fall as 1/s where the plain kernel holds
+// 142-157 TFLOP/s.
+inline constexpr double kFa4DqChainLinkSeconds = 0.9e-6;
+// FA4's deterministic backward groups heads into sections that fit this many bytes of Q, dO and
+// the float32 dQ accumulator (flash_attn/cute/tile_scheduler.py, SingleTileLPTBwdScheduler:
+// size_l2 = 50 MiB; the heads per section, a power of two, floor(log2(size_l2 / bytes per head)),
+// one where a head is larger; the accumulator counted since PR 2390, 5c7711e, 2026-03-25). Counted.
+inline constexpr double kFa4BackwardL2SectionBytes = 50.0 * 1024 * 1024;
 // cuDNN's deterministic backward (bf16, fp16) runs at about a constant share of its plain
 // backward's throughput over the sequence: the record's pairs of the same CSV and shape give
 // 0.84-0.90 on GB200 (cuDNN 9.19, s2048-32768, both masks) and 0.97-1.04 on B300 (cuDNN 9.24),
 // with no fall toward 1 at long sequences as FA4's chained waits show. The model prices it as the
-// plain kernel (its group reduction included) at this share. Fitted to the record's "fit" figures
-// of cuDNN's bf16 deterministic backward (GB200, GB300, B300, H200).
-inline constexpr double kCudnnDeterministicShare = 0.875;
+// plain main kernel (its group reduction included; the launches beside it are the plain ones) at
+// this share. Fitted to the record's 52 fit-role figures of cuDNN's bf16 deterministic backward
+// (GB200, GB300, B300, H200) where their median signed error crosses zero (-1.9% at 0.9, +0.7%
+// at 0.925; 0.875 over the whole time before Blackwell's side launches, lib/model/NOTES.md 2x).
+inline constexpr double kCudnnDeterministicShare = 0.925;
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
 // fluid bound (list scheduling); persistent longest-first schedulers end at the fluid bound.
@@ -405,6 +447,9 @@ enum class Reported {
   hopper_bwd_step_wait_cycles,     // kHopperBackwardStepWaitCycles
   hopper_bwd_key_block_fill_cycles,  // kHopperBackwardKeyBlockFillCycles
   fa4_shared_tmem_columns_step_cycles,  // kFa4SharedTmemColumnsStepCycles
+  fa4_single_tile_cta_cycles,      // kFa4SingleTileCtaCycles
+  fa4_backward_overlap,            // kFa4BackwardSeparateColumnsOverlap
+  fa4_dq_chain_link_s,             // kFa4DqChainLinkSeconds
 };
 
 struct ReportedText {

@@ -77,6 +77,14 @@ struct Options {
   // FA4's own backward at hd192/128 on Blackwell: its tensor-memory map shares S/P's columns with
   // dP/dS and dQ, and each step waits for them (factors.hpp, kFa4SharedTmemColumnsStepCycles).
   bool shared_tmem_columns_backward = false;
+  // FA4's own backward on Blackwell (flash_attn/cute/flash_bwd_sm100.py): one CTA per key block,
+  // launched once (SingleTileScheduler; SingleTileLPTBwdScheduler when deterministic), not
+  // persistent. Each CTA pays factors.hpp's kFa4SingleTileCtaCycles beside the persistent cost;
+  // where S/P, dP/dS and dQ have tensor-memory columns of their own (neither
+  // shared_tmem_columns_backward nor split_dq_backward) its softmax hides
+  // kFa4BackwardSeparateColumnsOverlap behind the GEMMs; deterministic, its dQ semaphores chain
+  // the key blocks of a head (kFa4DqChainLinkSeconds).
+  bool single_tile_backward = false;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).
@@ -121,6 +129,8 @@ struct Prediction {
   double tiles = 0;             // M x N tile iterations over the whole kernel
   double waves = 0;             // ctas / concurrent CTA slots
   double time_s = 0;
+  double main_kernel_s = 0;     // the fused main kernel's share of time_s (fa2, fa3, fa4): the
+                                // launches beside it and their overheads are the rest
   double flops = 0;             // convention in core/shape.hpp
   double tflops = 0;
   double fraction_of_peak = 0;  // of the dense tensor-core peak for the dtype

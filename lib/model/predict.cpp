@@ -257,6 +257,16 @@ bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o) {
   return o.pass == Pass::bwd && is_hopper(gpu) && is_persistent(o.algorithm) && !o.lab_fa3_backward;
 }
 
+// A persistent backward on Blackwell (FA4's own, cuDNN's as the model takes it) runs the same
+// launches beside its main kernel: FA4's interface calls _bwd_preprocess (O, dO row sums, LSE
+// scaled, the dQ accumulator zeroed) and _bwd_postprocess_convert (dQ to 16 bits)
+// (flash_attn/cute/interface.py at 0251105), cuDNN's on H200 compute_dot_do_o and
+// convert_dq_to_16bits (lib/kernels/fa3/NOTES_BWD.md, run 7). FA4's split hd256 kernels keep dQ in
+// tensor memory: the preprocessing alone.
+bool blackwell_persistent_backward(const hw::Spec& gpu, const Options& o) {
+  return o.pass == Pass::bwd && is_blackwell(gpu) && is_persistent(o.algorithm);
+}
+
 // The launches beside the main kernel of a Hopper backward (ours, lib/kernels/bwd_common: fa2_bwd,
 // and fa3_bwd where the options ask for it; FA3's published one), which run before and after it:
 // their HBM time adds to the main kernel's. The preprocessing reads O and dO, writes D and LSE *
@@ -307,13 +317,16 @@ double slot_rows(const AttnShape& s, int slots, double key_block) {
 
 std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
                                                    const Options& o, const Prediction& p) {
-  if (!lab_backward(gpu, o) && !hopper_persistent_backward(gpu, o)) return std::nullopt;
+  if (!lab_backward(gpu, o) && !hopper_persistent_backward(gpu, o) &&
+      !blackwell_persistent_backward(gpu, o))
+    return std::nullopt;
   const double e = element_bytes(s.dtype);
   const double rows = double(s.batch) * double(s.heads_q) * double(s.seqlen_q);
   const double dq_accumulator = kLseBytes * rows * double(s.headdim);
   const double preprocessing = 2 * rows * s.headdim_v * e + 2 * kLseBytes * rows;
   const double conversion_write = rows * double(s.headdim) * e;
   SideLaunches side{preprocessing + dq_accumulator + dq_accumulator + conversion_write, 2};
+  if (o.split_dq_backward) side = {preprocessing, 1};
   if (o.deterministic && o.algorithm == Algorithm::fa2) {
     // The slots the conversion reads: one per key block (every visited tile's rows), or as many
     // as walking blocks (each row's share of them). The stores and adds hide in the main kernel.
@@ -326,6 +339,19 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
   }
   side.launches += backward_recompute(s, o).launches;
   return side;
+}
+
+// FA4's deterministic backward: the time its dQ semaphore chain takes (factors.hpp,
+// kFa4DqChainLinkSeconds): one link per CTA, the heads of one L2 section chaining at once.
+double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p) {
+  const double head_bytes =
+      double(s.seqlen_k) * (double(s.headdim + s.headdim_v) * element_bytes(s.dtype) +
+                            double(s.headdim) * kLseBytes);
+  const double fit = std::floor(factors::kFa4BackwardL2SectionBytes / head_bytes);
+  const double heads_per_section =
+      std::min(fit < 1 ? 1.0 : std::exp2(std::floor(std::log2(fit))),
+               double(s.batch) * double(s.heads_q));
+  return p.ctas * factors::kFa4DqChainLinkSeconds / heads_per_section;
 }
 
 // The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
@@ -357,7 +383,17 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   p.waves = plan.waves;
   double cycles_total = plan.makespan_cycles;
   if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
-  const double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
+  double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
+  if (o.deterministic && o.deterministic_by_share) {
+    compute_s /= factors::kCudnnDeterministicShare;
+    p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_share,
+                                          factors::kCudnnDeterministicShare));
+  }
+  if (o.deterministic && o.single_tile_backward) {
+    compute_s = std::max(compute_s, fa4_dq_chain_seconds(s, p));
+    p.factors.push_back(
+        factors::reported(factors::Reported::fa4_dq_chain_link_s, factors::kFa4DqChainLinkSeconds));
+  }
   // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
   // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for a
   // Hopper backward (ours, FA3's) the launches beside the main kernel add their time after it.
@@ -382,7 +418,8 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   }
   const double hbm_s = hbm_bytes / bandwidth;
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);
-  p.time_s = std::max(compute_s, hbm_s) + side_s + launches * factors::kLaunchOverheadSeconds;
+  p.main_kernel_s = std::max(compute_s, hbm_s);
+  p.time_s = p.main_kernel_s + side_s + launches * factors::kLaunchOverheadSeconds;
   // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
   // the busiest unit at its sustained rate (on Blackwell's FA4 forward every unit runs at the
   // sustained share and the softmax warps at theirs of the issue rate).
@@ -518,7 +555,10 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                                       Prediction p) {
   const TileCycles& c = p.tile_cycles;
   const bool hopper = is_hopper(gpu);
-  const double hidden = overlap(gpu, o.algorithm, o.pass);
+  const bool fa4_separate_columns = o.single_tile_backward && o.pass == Pass::bwd && !hopper &&
+                                    !o.shared_tmem_columns_backward && !o.split_dq_backward;
+  const double hidden = fa4_separate_columns ? factors::kFa4BackwardSeparateColumnsOverlap
+                                             : overlap(gpu, o.algorithm, o.pass);
   const bool pingpong = hides_per_longer_stream(gpu, o.algorithm, o.pass);
   p.tensor_stream_cycles = std::max(c.mma / gpu.gemm_efficiency, c.smem);
   StreamTimes times = stream_times(c, p.tensor_stream_cycles, 0.0, hidden, pingpong);
@@ -543,6 +583,8 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                                           factors::kBlackwellStreamNormExponent));
   } else {
     p.factors.push_back(factors::reported(pingpong ? factors::Reported::pingpong_hidden_share
+                                          : fa4_separate_columns
+                                              ? factors::Reported::fa4_backward_overlap
                                           : o.pass == Pass::bwd
                                               ? factors::Reported::overlap_persistent_backward
                                               : factors::Reported::overlap,
@@ -572,6 +614,11 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     overhead = factors::kBlackwellPersistentTileOverheadCycles;
     p.factors.push_back(factors::reported(factors::Reported::blackwell_tile_overhead_cycles,
                                           factors::kBlackwellPersistentTileOverheadCycles));
+    if (o.single_tile_backward && o.pass == Pass::bwd) {
+      overhead += factors::kFa4SingleTileCtaCycles;
+      p.factors.push_back(factors::reported(factors::Reported::fa4_single_tile_cta_cycles,
+                                            factors::kFa4SingleTileCtaCycles));
+    }
   }
   if (o.deterministic && !o.deterministic_by_share) {
     // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
@@ -606,6 +653,12 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
     return Error{fmt::format(
         "the lab's fa3_bwd schedule is fa3's backward pass on Hopper, without deterministic mode; "
         "{} {} on {} is not: drop it",
+        to_string(o.algorithm), to_string(o.pass), gpu.name)};
+  if (o.single_tile_backward &&
+      (o.algorithm != Algorithm::fa4 || o.pass != Pass::bwd || !is_blackwell(gpu)))
+    return Error{fmt::format(
+        "the single-tile backward grid is FA4's own backward on Blackwell; {} {} on {} is not: "
+        "drop it",
         to_string(o.algorithm), to_string(o.pass), gpu.name)};
   if (o.exp_emulation && o.algorithm != Algorithm::fa4)
     return Error{"--exp-emulation is one of FA4's softmax techniques: use it with --kernel fa4"};
@@ -675,11 +728,6 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
   add_common_factors(gpu, p);
   Result<Prediction> out = predict_family(gpu, s, o, std::move(p));
   if (!out) return out;
-  if (o.deterministic && o.deterministic_by_share) {
-    out->time_s /= factors::kCudnnDeterministicShare;
-    out->factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_share,
-                                             factors::kCudnnDeterministicShare));
-  }
   out->tflops = out->flops / out->time_s / 1e12;
   out->fraction_of_peak = out->flops / out->time_s / gpu.peak_flops(s.dtype);
   return out;

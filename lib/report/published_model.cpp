@@ -13,7 +13,8 @@
 //   flash-attention PR 2280), which "fa4" then means from head dim 128 (below it FA4 runs one CTA);
 // - FA4's backward at hd256 on Blackwell is its split pair of kernels (Options::split_dq_backward),
 //   and at hd192/128 shares tensor-memory columns between its steps
-//   (Options::shared_tmem_columns_backward);
+//   (Options::shared_tmem_columns_backward); at every head dim it launches one CTA per key block
+//   (Options::single_tile_backward);
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
@@ -145,6 +146,7 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.shared_tmem_columns_backward = fa4_backward_on_blackwell &&
                                    f.shape.headdim == kFa4SharedColumnsHeaddim &&
                                    f.shape.headdim_v == kFa4SharedColumnsHeaddimV;
+  o.single_tile_backward = fa4_backward_on_blackwell;
   o.two_cta = (fa4_backward_on_blackwell && (default_two_cta || o.split_dq_backward)) ||
               (cudnn_fp8_backward && f.shape.headdim > kCudnnFp8OneCtaBackwardMaxHeaddim &&
                cudnn_backend_version(f) >= kCudnnFp8TwoCtaBackwardMinVersion);

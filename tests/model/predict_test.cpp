@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "gpu_models.hpp"
 #include "model/factors.hpp"
@@ -158,6 +159,97 @@ TEST(Predict, SharedTensorMemoryColumnsAddAWaitPerStep) {
   const Prediction h = run("h200", Algorithm::fa4, s, hopper);
   hopper.shared_tmem_columns_backward = true;
   EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa4, s, hopper).time_s, h.time_s);
+}
+
+// A persistent backward on Blackwell (FA4's, cuDNN's as the model takes it) runs a
+// preprocessing and a dQ conversion launch beside its main kernel, as on Hopper: their bytes at
+// the GPU's bandwidth and their launches add to the main kernel's time. FA4's split hd256
+// kernels keep dQ in tensor memory and run the preprocessing alone (their second kernel, dK and
+// dV's, is one more launch).
+TEST(Predict, BlackwellBackwardRunsItsSideLaunchesAfterTheMainKernel) {
+  Options o;
+  o.pass = Pass::bwd;
+  AttnShape s = square(2, 128, 32768, 64, true);
+  s.window = 128;
+  const hw::Spec& gb200 = gpu("gb200");
+  const double bandwidth = gb200.hbm_bytes_per_s * gb200.copy_efficiency;
+  const double rows = 2.0 * 128 * 32768, e = 2, fp32 = 4;
+  const double preprocessing = 2 * rows * 64 * e + 2 * fp32 * rows;  // O, dO in; D, LSE out
+  const double accumulator = fp32 * rows * 64;                        // zeroed, then read back
+  const Prediction p = run("gb200", Algorithm::fa4, s, o);
+  EXPECT_NEAR(p.time_s - p.main_kernel_s,
+              (preprocessing + 2 * accumulator + rows * 64 * e) / bandwidth +
+                  3 * factors::kLaunchOverheadSeconds,
+              1e-9);
+  o.two_cta = o.split_dq_backward = true;
+  const Prediction split = run("gb200", Algorithm::fa4, square(1, 16, 8192, 256), o);
+  const double split_rows = 16.0 * 8192;
+  EXPECT_NEAR(split.time_s - split.main_kernel_s,
+              (2 * split_rows * 256 * e + 2 * fp32 * split_rows) / bandwidth +
+                  3 * factors::kLaunchOverheadSeconds,  // the preprocessing, the second kernel
+              1e-9);
+}
+
+// FA4's own backward on Blackwell (Options::single_tile_backward) launches one CTA per key block:
+// each pays kFa4SingleTileCtaCycles more, and where its tensor-memory columns are its own
+// (hd64, hd128) kFa4BackwardSeparateColumnsOverlap of the shorter stream hides; at hd192/128
+// (shared columns) and in the split hd256 kernels none does. Not a Hopper or forward option.
+TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
+  Options plain;
+  plain.pass = Pass::bwd;
+  plain.two_cta = true;
+  Options own = plain;
+  own.single_tile_backward = true;
+  const AttnShape s = square(1, 32, 8192, 128);
+  const Prediction p = run("gb200", Algorithm::fa4, s, own);
+  const double longer = std::max(p.tensor_stream_cycles, p.softmax_stream_cycles);
+  const double shorter = std::min(p.tensor_stream_cycles, p.softmax_stream_cycles);
+  EXPECT_NEAR(p.tile_time_cycles,
+              longer + (1 - factors::kFa4BackwardSeparateColumnsOverlap) * shorter, 1e-6);
+  EXPECT_LT(p.time_s, run("gb200", Algorithm::fa4, s, plain).time_s);
+
+  AttnShape hd256 = square(1, 32, 8192, 256);
+  own.split_dq_backward = plain.split_dq_backward = true;
+  const Prediction split_own = run("gb200", Algorithm::fa4, hd256, own);
+  const Prediction split_plain = run("gb200", Algorithm::fa4, hd256, plain);
+  EXPECT_DOUBLE_EQ(split_own.tile_time_cycles, split_plain.tile_time_cycles);
+  // Equal CTAs (no mask) run in whole waves, each CTA longer by the cost.
+  const double per_sm = split_own.ctas / (split_own.waves * gpu("gb200").sms);
+  EXPECT_NEAR((split_own.main_kernel_s - split_plain.main_kernel_s) * gpu("gb200").peak_clock_mhz *
+                  1e6,
+              std::ceil(split_own.waves) * factors::kFa4SingleTileCtaCycles * per_sm, 1e-3);
+  EXPECT_TRUE(std::ranges::any_of(split_own.factors, [](const auto& f) {
+    return f.name == factors::text_of(factors::Reported::fa4_single_tile_cta_cycles).name;
+  }));
+
+  Options forward;
+  forward.single_tile_backward = true;
+  EXPECT_FALSE(predict(gpu("gb200"), s, forward).ok());
+  Options hopper;
+  hopper.pass = Pass::bwd;
+  hopper.single_tile_backward = true;
+  EXPECT_FALSE(predict(gpu("h200"), s, hopper).ok());
+}
+
+// FA4's deterministic backward under a window: its dQ semaphores chain a head's key blocks, and
+// only the heads of one 50 MiB L2 section chain at once (factors.hpp, kFa4DqChainLinkSeconds):
+// at s32768 hd64 a head is 16 MiB of Q, dO and accumulator, two heads a section; at s16384 four.
+// The chain sets the main kernel's time, so the throughput falls as 1/s; without a window (many
+// query blocks per CTA) the tiles outlast it.
+TEST(Predict, Fa4DeterministicDqChainBoundsItsWindowedBackward) {
+  Options o;
+  o.pass = Pass::bwd;
+  o.deterministic = o.single_tile_backward = true;
+  AttnShape s = square(2, 128, 32768, 64, true);
+  s.window = 128;
+  const Prediction s32k = run("gb200", Algorithm::fa4, s, o);
+  EXPECT_NEAR(s32k.main_kernel_s, s32k.ctas * factors::kFa4DqChainLinkSeconds / 2, 1e-12);
+  s.seqlen_q = s.seqlen_k = 16384;
+  const Prediction s16k = run("gb200", Algorithm::fa4, s, o);
+  EXPECT_NEAR(s16k.main_kernel_s, s16k.ctas * factors::kFa4DqChainLinkSeconds / 4, 1e-12);
+  EXPECT_NEAR(s32k.tflops / s16k.tflops, 0.5, 0.02);
+  const Prediction causal = run("gb200", Algorithm::fa4, square(2, 128, 32768, 64, true), o);
+  EXPECT_GT(causal.main_kernel_s, 2 * causal.ctas * factors::kFa4DqChainLinkSeconds / 2);
 }
 
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {

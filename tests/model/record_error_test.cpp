@@ -54,9 +54,12 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     {{"Blackwell", Pass::fwd, false}, {10, 191, 173}},
     {{"Blackwell", Pass::fwd, true}, {13.5, 39, 83}},
     // The bf16 backward's median met since FA4's hd192/128 backward waits for its shared tensor
-    // memory columns (9.5% before; section 2w).
-    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 495, 310}},
-    {{"Blackwell", Pass::bwd, true}, {10.5, 56, 137}},
+    // memory columns (9.5% before; section 2w). Its worst fell from 494.8% to 170.6% (FA4's split
+    // hd256 kernels at s2048 causal) and its misses above 20% from 56 to 24 when the launches
+    // beside the main kernel, FA4's single-tile grid and its deterministic dQ chain were modeled
+    // (section 2x: median 6.7% -> 6.8%); the fp8 backward's went 10.3% / 56.0% -> 9.7% / 48.3%.
+    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 171, 310}},
+    {{"Blackwell", Pass::bwd, true}, {10, 49, 137}},
 };
 
 TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {

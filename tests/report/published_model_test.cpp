@@ -75,14 +75,22 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb300", 192, 128).shared_tmem_columns_backward);
   EXPECT_FALSE(options_of("fa4", Pass::bwd, "h100-sxm", 192, 128).shared_tmem_columns_backward);
   EXPECT_FALSE(options_of("fa4", Pass::bwd, "gb300", 128, 128).shared_tmem_columns_backward);
+  // FA4's own backward on Blackwell launches one CTA per key block at every head dim; cuDNN's
+  // (persistent, as the model takes it), FA4's forward and Hopper's do not.
+  EXPECT_TRUE(options_of("fa4-1cta-deterministic", Pass::bwd, "b200", 64, 64).single_tile_backward);
+  EXPECT_TRUE(options_of("fa4", Pass::bwd, "gb300", 256, 256).single_tile_backward);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "gb300", 128, 128).single_tile_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb300", 128, 128).single_tile_backward);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "h100-sxm", 128, 128).single_tile_backward);
   // cuDNN's backward is modeled on one CTA; a deterministic forward is refused as mislabeled.
   EXPECT_FALSE(modeled_as(figure("b200", "cudnn", Pass::bwd), gpu("b200")).options->two_cta);
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
 }
 
-// cuDNN's bf16 deterministic backward is its plain backward, GQA group reduction included, at
-// kCudnnDeterministicShare of the throughput; FA4's waits on the dQ chain instead, and cuDNN's fp8
-// backward on Blackwell (routed to its deterministic kernel) keeps that rule too.
+// cuDNN's bf16 deterministic backward is its plain main kernel, GQA group reduction included, at
+// kCudnnDeterministicShare of the throughput, beside the plain launches (preprocessing, dQ
+// conversion, group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on
+// Blackwell (routed to its deterministic kernel) keeps that rule too.
 TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOneAtAShare) {
   PublishedFigure f = figure("gb200", "cudnn-deterministic", Pass::bwd);
   f.shape = AttnShape{.batch = 2, .heads_q = 64, .heads_kv = 8, .seqlen_q = 8192,
@@ -96,7 +104,11 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOneAtAShare) {
   const auto p_det = model::predict(gpu("gb200"), f.shape, *det);
   const auto p_plain = model::predict(gpu("gb200"), f.shape, *plain);
   ASSERT_TRUE(p_det && p_plain);
-  EXPECT_NEAR(p_det->tflops, p_plain->tflops * model::factors::kCudnnDeterministicShare, 1e-6);
+  EXPECT_NEAR(p_det->main_kernel_s,
+              p_plain->main_kernel_s / model::factors::kCudnnDeterministicShare, 1e-12);
+  EXPECT_NEAR(p_det->time_s - p_det->main_kernel_s, p_plain->time_s - p_plain->main_kernel_s,
+              1e-12);
+  EXPECT_GT(p_det->time_s - p_det->main_kernel_s, 0);  // the launches beside it
 
   f.kernel = "fa4-deterministic";
   EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->deterministic_by_share);
