@@ -268,7 +268,8 @@ bool blackwell_persistent_backward(const hw::Spec& gpu, const Options& o) {
 }
 
 // The launches beside the main kernel of a Hopper backward (ours, lib/kernels/bwd_common: fa2_bwd,
-// and fa3_bwd where the options ask for it; FA3's published one), which run before and after it:
+// and fa3_bwd where the options ask for it; FA3's published one) and of a Blackwell persistent one
+// (blackwell_persistent_backward), which run before and after it:
 // their HBM time adds to the main kernel's. The preprocessing reads O and dO, writes D and LSE *
 // log2 e and zeroes the float32 dQ accumulator; the conversion reads it and writes dQ. The
 // deterministic variant stores each key block's dQ part in a slot of its own (plain stores in the
@@ -396,7 +397,8 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   }
   // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
   // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for a
-  // Hopper backward (ours, FA3's) the launches beside the main kernel add their time after it.
+  // Hopper backward (ours, FA3's) and a Blackwell persistent one (FA4's, cuDNN's) the launches
+  // beside the main kernel add their time after it.
   double hbm_bytes = attention_min_hbm_bytes(s, p.pass);
   double launches = 1, side_s = 0;
   const double bandwidth = gpu.hbm_bytes_per_s * gpu.copy_efficiency;
