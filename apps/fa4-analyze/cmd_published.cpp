@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "context.hpp"
@@ -31,11 +32,17 @@ bool kept(const std::vector<std::string>& wanted, const std::string& value) {
   return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
 }
 
-// "fa4 2-CTA deterministic": the model's configuration for the figure.
+// "fa4 2-CTA single-tile grid deterministic": the model's configuration for the figure (the
+// model::Options a published kernel sets, report/published_model.cpp).
 std::string options_text(const model::Options& o) {
   std::string text{model::to_string(o.algorithm)};
-  if (o.two_cta) text += " 2-CTA";
-  if (o.deterministic) text += " deterministic";
+  for (auto [set, name] :
+       {std::pair{o.two_cta, " 2-CTA"}, std::pair{o.split_dq_backward, " split dQ"},
+        std::pair{o.shared_tmem_columns_backward, " shared TMEM columns"},
+        std::pair{o.single_tile_backward, " single-tile grid"},
+        std::pair{o.group_reduced_key_grads, " group-reduced dK dV"},
+        std::pair{o.deterministic, " deterministic"}})
+    if (set) text += name;
   return text;
 }
 

@@ -128,7 +128,9 @@ TEST_F(Cli, PublishedListsTheRecordWithThePredictionBesideEachFigure) {
   const Outcome r = run("published --gpu sm100 --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"modeled on\": \"b200\""), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"modeled as\": \"fa4 2-CTA deterministic\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"modeled as\": \"fa4 2-CTA single-tile grid deterministic\""),
+            std::string::npos)
+      << r.out;
   const Outcome none = run("published --gpu no-such-gpu");
   EXPECT_EQ(none.code, 1);
   EXPECT_NE(none.err.find("error: no published figure"), std::string::npos) << none.err;
