@@ -33,14 +33,15 @@ bool kept(const std::vector<std::string>& wanted, const std::string& value) {
 }
 
 // "fa4 2-CTA single-tile grid deterministic": the model's configuration for the figure (the
-// model::Options a published kernel sets, report/published_model.cpp).
-std::string options_text(const model::Options& o) {
+// model::Options a published kernel sets, report/published_model.cpp; the group reduction where
+// the shape has groups).
+std::string options_text(const model::Options& o, const AttnShape& s) {
   std::string text{model::to_string(o.algorithm)};
   for (auto [set, name] :
        {std::pair{o.two_cta, " 2-CTA"}, std::pair{o.split_dq_backward, " split dQ"},
         std::pair{o.shared_tmem_columns_backward, " shared TMEM columns"},
         std::pair{o.single_tile_backward, " single-tile grid"},
-        std::pair{o.group_reduced_key_grads, " group-reduced dK dV"},
+        std::pair{o.group_reduced_key_grads && s.heads_q != s.heads_kv, " group-reduced dK dV"},
         std::pair{o.deterministic, " deterministic"}})
     if (set) text += name;
   return text;
@@ -71,7 +72,7 @@ report::Table comparison_table(const std::vector<report::FigureVsModel>& rows) {
                                       std::string(to_string(f.pass)),
                                       describe(f.shape),
                                       f.role,
-                                      r.options ? options_text(*r.options) : "",
+                                      r.options ? options_text(*r.options, f.shape) : "",
                                       f.tflops};
     if (r.predicted_tflops) {
       line.push_back(std::round(*r.predicted_tflops * 10) / 10);
