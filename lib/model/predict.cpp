@@ -557,8 +557,9 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                                       Prediction p) {
   const TileCycles& c = p.tile_cycles;
   const bool hopper = is_hopper(gpu);
-  const bool fa4_separate_columns = o.single_tile_backward && o.pass == Pass::bwd && !hopper &&
-                                    !o.shared_tmem_columns_backward && !o.split_dq_backward;
+  // (check_options keeps the single-tile grid to FA4's backward on Blackwell.)
+  const bool fa4_separate_columns =
+      o.single_tile_backward && !o.shared_tmem_columns_backward && !o.split_dq_backward;
   const double hidden = fa4_separate_columns ? factors::kFa4BackwardSeparateColumnsOverlap
                                              : overlap(gpu, o.algorithm, o.pass);
   const bool pingpong = hides_per_longer_stream(gpu, o.algorithm, o.pass);
@@ -616,7 +617,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     overhead = factors::kBlackwellPersistentTileOverheadCycles;
     p.factors.push_back(factors::reported(factors::Reported::blackwell_tile_overhead_cycles,
                                           factors::kBlackwellPersistentTileOverheadCycles));
-    if (o.single_tile_backward && o.pass == Pass::bwd) {
+    if (o.single_tile_backward) {
       overhead += factors::kFa4SingleTileCtaCycles;
       p.factors.push_back(factors::reported(factors::Reported::fa4_single_tile_cta_cycles,
                                             factors::kFa4SingleTileCtaCycles));
