@@ -56,8 +56,9 @@ bool is_persistent(Algorithm algorithm);
 // (combines_streams_by_norm).
 double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
-// FA4's forward on Blackwell: every unit at the sustained share, the tensor and softmax streams
-// combined as (T^p + S^p)^(1/p) (factors.hpp, kBlackwellStreamNormExponent).
+// FA4's forward on Blackwell: every unit at the sustained share (the tensor stream at Blackwell
+// Ultra's own, kBlackwellUltraForwardTensorShare), the tensor and softmax streams combined as
+// (T^p + S^p)^(1/p) (factors.hpp, kBlackwellStreamNormExponent).
 bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 
 // The lab's fa3_bwd (Options::lab_fa3_backward): above hd128 it runs its main kernel twice, dV

@@ -16,6 +16,8 @@ constexpr std::string_view kRecordCudnnDeterministicFit =
     "the published record's \"fit\" bf16 figures of cuDNN's deterministic backward";
 constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
+constexpr std::string_view kRecordUltraForwardFit =
+    "the published record's \"fit\" bf16 forward figures on B300 and GB300 at hd 128 and 192/128";
 constexpr std::string_view kRecordHopperBackwardFit =
     "the published record's \"fit\" bf16 backward figures on Hopper (cuDNN 9.19 on H200)";
 constexpr std::string_view kRecordFa4Hd192BackwardFit =
@@ -114,6 +116,10 @@ constexpr ReportedText kReported[] = {
      "p in (T^p + S^p)^(1/p): how the tensor and softmax streams of a Blackwell forward tile "
      "combine, every unit at the sustained share",
      kRecordForwardFit},
+    {Reported::ultra_forward_tensor_share, "ultra_forward_tensor_share",
+     "share of the tensor peak Blackwell Ultra's forward tensor stream (MMA and the shared-memory "
+     "port feeding it) sustains, in place of gemm_efficiency",
+     kRecordUltraForwardFit},
     {Reported::hopper_bwd_step_wait_cycles, "hopper_bwd_step_wait_cycles",
      "cycles per query block lost at the wgmma waits and dS barrier of FA3's published backward",
      kRecordHopperBackwardFit},
@@ -249,6 +255,13 @@ const Constant kConstants[] = {
      "p in (T^p + S^p)^(1/p), the Blackwell forward tile with every unit at the sustained share: "
      "two dependent streams of near equal length cannot both run full; fitted with the issue "
      "share; then FA4's default 12.5% emulated share is the model's best on B200 (held out)"},
+    {"kBlackwellUltraForwardTensorShare", kBlackwellUltraForwardTensorShare, "fitted",
+     name_of(Reported::ultra_forward_tensor_share),
+     "share of the tensor peak Blackwell Ultra's forward tensor stream (MMA and the shared-memory "
+     "port feeding it) sustains where the B200 family's runs at gemm_efficiency: GB300's forward "
+     "ran 1.14-1.27x GB200's in the same runs at one peak, its hd64 forward and its backward "
+     "did not; fitted to the record's fit bf16 forward figures on B300 and GB300 at hd 128 and "
+     "192/128"},
     {"kFrameworkCallSeconds", kFrameworkCallSeconds, "fitted", "",
      "host time of one framework call that a published benchmark times beside the kernels; the "
      "comparison with a record figure adds it; fitted to the record's fit figures"},

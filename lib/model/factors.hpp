@@ -124,6 +124,19 @@ inline constexpr double kBlackwellSoftmaxIssueShare = 0.8;
 //   12.5% (not fitted: held out), and software exp2 gains +4.5% and conditional rescaling +5.3%
 //   (b2 h16 s8192 hd128).
 inline constexpr double kBlackwellStreamNormExponent = 10;
+// - On Blackwell Ultra (B300, GB300) the forward's tensor stream (the MMA and the shared-memory
+//   port that feeds it) sustains this share of the tensor peak instead of gemm_efficiency; its
+//   softmax stream keeps the sustained share. In the same cudnn-frontend runs (9.26, 2026-07-24)
+//   GB300's forward ran 1.14-1.27x GB200's at hd 128, 192/128 and 256 (cuDNN and FA4; GB300's
+//   hd128 reaches 2187 TFLOP/s, 0.875 of the peak) where both boards have one dense peak and the
+//   model gave them one time, while GB300's hd64 forward (on the softmax warps' issue stream)
+//   and its backward (cuDNN 1.08-1.18x, FA4 1.03-1.11x, what the doubled MUFU alone gives) fit
+//   the B200 family's shares. B300's forward sits as far above B200's (same peak). The cause is
+//   not modeled: a GEMM does not show it (cuBLAS bf16 1769 TFLOP/s on B300 against 1745 on
+//   B200, stas00/ml-engineering); lib/model/NOTES.md section 2z has the candidates. Fitted to
+//   the record's fit bf16 forward figures on B300 and GB300 at hd 128 and 192/128 (42; median
+//   signed error -0.1%).
+inline constexpr double kBlackwellUltraForwardTensorShare = 0.895;
 
 // Backward: FA2's backward keeps five GEMMs and the elementwise work in the same warps (no
 // overlap), and its warps each ldmatrix-read the shared operands they need, so each operand
@@ -444,6 +457,7 @@ enum class Reported {
   mma_sync_share_blackwell,        // kMmaSyncShareBlackwell
   softmax_issue_share,             // kBlackwellSoftmaxIssueShare
   stream_norm_exponent,            // kBlackwellStreamNormExponent
+  ultra_forward_tensor_share,      // kBlackwellUltraForwardTensorShare
   hopper_bwd_step_wait_cycles,     // kHopperBackwardStepWaitCycles
   hopper_bwd_key_block_fill_cycles,  // kHopperBackwardKeyBlockFillCycles
   fa4_shared_tmem_columns_step_cycles,  // kFa4SharedTmemColumnsStepCycles

@@ -201,12 +201,20 @@ StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem
   return {softmax, longer + exposed};
 }
 
+// The share of the tensor peak a Blackwell forward's tensor stream sustains: Blackwell Ultra's own
+// (factors.hpp, kBlackwellUltraForwardTensorShare), elsewhere the GPU's sustained share.
+double blackwell_forward_tensor_share(const hw::Spec& gpu) {
+  return gpu.architecture == hw::Architecture::blackwell_ultra
+             ? factors::kBlackwellUltraForwardTensorShare
+             : gpu.gemm_efficiency;
+}
+
 // FA4's forward on Blackwell (factors.hpp, kBlackwellStreamNormExponent): every unit at the GPU's
-// sustained share, the softmax warps at their share of the issue rate, the two streams combined
-// as a norm.
+// sustained share (the tensor stream at Blackwell Ultra's own), the softmax warps at their share
+// of the issue rate, the two streams combined as a norm.
 StreamTimes blackwell_forward_times(const hw::Spec& gpu, const TileCycles& t, double& tensor) {
   const double sustained = gpu.gemm_efficiency;
-  tensor = std::max(t.mma, t.smem) / sustained;
+  tensor = std::max(t.mma, t.smem) / blackwell_forward_tensor_share(gpu);
   const double softmax =
       std::max(t.exp_mufu, t.fma / factors::kBlackwellSoftmaxIssueShare) / sustained;
   const double p = factors::kBlackwellStreamNormExponent;
@@ -584,6 +592,9 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                                           factors::kBlackwellSoftmaxIssueShare));
     p.factors.push_back(factors::reported(factors::Reported::stream_norm_exponent,
                                           factors::kBlackwellStreamNormExponent));
+    if (gpu.architecture == hw::Architecture::blackwell_ultra)
+      p.factors.push_back(factors::reported(factors::Reported::ultra_forward_tensor_share,
+                                            factors::kBlackwellUltraForwardTensorShare));
   } else {
     p.factors.push_back(factors::reported(pingpong ? factors::Reported::pingpong_hidden_share
                                           : fa4_separate_columns

@@ -161,6 +161,37 @@ TEST(Predict, SharedTensorMemoryColumnsAddAWaitPerStep) {
   EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa4, s, hopper).time_s, h.time_s);
 }
 
+// Blackwell Ultra's forward tensor stream (MMA and the shared-memory port feeding it) runs at
+// kBlackwellUltraForwardTensorShare, the B200 family's at gemm_efficiency; Ultra's softmax stream
+// and its backward keep the sustained share.
+TEST(Predict, BlackwellUltraForwardTensorStreamHasItsOwnShare) {
+  const AttnShape s = square(2, 128, 8192, 192);
+  for (std::string_view id : {"gb300", "b300", "gb200"}) {
+    SCOPED_TRACE(id);
+    const hw::Spec& g = gpu(id);
+    const bool ultra = g.architecture == hw::Architecture::blackwell_ultra;
+    const double share = ultra ? factors::kBlackwellUltraForwardTensorShare : g.gemm_efficiency;
+    const Prediction fwd = run(id, Algorithm::fa4, s);
+    EXPECT_NEAR(fwd.tensor_stream_cycles,
+                std::max(fwd.tile_cycles.mma, fwd.tile_cycles.smem) / share, 1e-9);
+    const double softmax = std::max(fwd.tile_cycles.exp_mufu,
+                                    fwd.tile_cycles.fma / factors::kBlackwellSoftmaxIssueShare);
+    EXPECT_NEAR(fwd.softmax_stream_cycles, softmax / g.gemm_efficiency, 1e-9);
+    const bool reported =
+        std::any_of(fwd.factors.begin(), fwd.factors.end(), [](const Factor& f) {
+          return f.name == factors::text_of(factors::Reported::ultra_forward_tensor_share).name;
+        });
+    EXPECT_EQ(reported, ultra);
+    Options bwd;
+    bwd.pass = Pass::bwd;
+    const Prediction b = run(id, Algorithm::fa4, s, bwd);
+    EXPECT_NEAR(b.tensor_stream_cycles,
+                std::max(b.tile_cycles.mma / g.gemm_efficiency, b.tile_cycles.smem), 1e-9);
+  }
+  // On one dense peak GB300's tensor-bound forward runs the shares' ratio faster than GB200's.
+  EXPECT_GT(run("gb300", Algorithm::fa4, s).tflops, 1.15 * run("gb200", Algorithm::fa4, s).tflops);
+}
+
 // A persistent backward on Blackwell (FA4's, cuDNN's as the model takes it) runs a
 // preprocessing and a dQ conversion launch beside its main kernel, as on Hopper: their bytes at
 // the GPU's bandwidth and their launches add to the main kernel's time. FA4's split hd256
