@@ -40,7 +40,7 @@ std::string options_text(const model::Options& o, const AttnShape& s) {
   for (auto [set, name] :
        {std::pair{o.two_cta, " 2-CTA"}, std::pair{o.split_dq_backward, " split dQ"},
         std::pair{o.shared_tmem_columns_backward, " shared TMEM columns"},
-        std::pair{o.single_tile_backward, " single-tile grid"},
+        std::pair{o.single_tile_grid, " single-tile grid"},
         std::pair{o.group_reduced_key_grads && s.heads_q != s.heads_kv, " group-reduced dK dV"},
         std::pair{o.deterministic, " deterministic"}})
     if (set) text += name;

@@ -18,6 +18,9 @@ constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
 constexpr std::string_view kRecordUltraForwardFit =
     "the published record's \"fit\" bf16 forward figures on B300 and GB300 at hd 128 and 192/128";
+constexpr std::string_view kRecordFa4MaskedForwardFit =
+    "the published record's \"fit\" bf16 forward figures of FA4, causal or under a window, at hd "
+    "64, 128 and 192/128 (GB200, GB300)";
 constexpr std::string_view kRecordHopperBackwardFit =
     "the published record's \"fit\" bf16 backward figures on Hopper (cuDNN 9.19 on H200)";
 constexpr std::string_view kRecordFa4Hd192BackwardFit =
@@ -135,6 +138,10 @@ constexpr ReportedText kReported[] = {
      "cycles each CTA of FA4's backward (one CTA per key block, not persistent) pays beside the "
      "persistent kernels' cost per work tile",
      kRecordFa4WindowBackwardFit},
+    {Reported::fa4_forward_single_tile_cta_cycles, "fa4_forward_single_tile_cta_cycles",
+     "cycles each CTA of FA4's causal, windowed or hd256 forward (one CTA per work tile, not "
+     "persistent) pays beside the persistent kernels' cost per work tile",
+     kRecordFa4MaskedForwardFit},
     {Reported::fa4_backward_overlap, "fa4_backward_overlap",
      "share of the smaller of the tensor and softmax streams FA4's backward hides where S/P, "
      "dP/dS and dQ have tensor-memory columns of their own (hd64, hd128)",
@@ -322,6 +329,12 @@ const Constant kConstants[] = {
      "cycles each CTA of FA4's own backward on Blackwell (one CTA per key block, launched once) "
      "pays beside the persistent cost per work tile: no CTA's epilogue overlaps the next one's "
      "prologue; fitted to the record's fit FA4 bf16 backward figures under a window of 128 keys"},
+    {"kFa4ForwardSingleTileCtaCycles", kFa4ForwardSingleTileCtaCycles, "fitted",
+     name_of(Reported::fa4_forward_single_tile_cta_cycles),
+     "cycles each CTA of FA4's causal or windowed forward (SingleTileLPTScheduler) and of its "
+     "hd256 forward on Blackwell pays beside the persistent cost per work tile: those grids are "
+     "not persistent; fitted to the record's fit FA4 bf16 causal and windowed forward figures at "
+     "hd 64, 128 and 192/128"},
     {"kFa4BackwardSeparateColumnsOverlap", kFa4BackwardSeparateColumnsOverlap, "fitted",
      name_of(Reported::fa4_backward_overlap),
      "share of the shorter stream FA4's own backward on Blackwell hides behind the longer where "

@@ -348,7 +348,7 @@ inline constexpr double kBlackwellPersistentTileOverheadCycles = 6000;
 // backward's side launches and FA4's single-tile grid were modeled, lib/model/NOTES.md 2x).
 // cuDNN's kernels there publish no tensor-memory map: not applied to them.
 inline constexpr double kFa4SharedTmemColumnsStepCycles = 600;
-// FA4's own backward on Blackwell launches one CTA per key block (Options::single_tile_backward;
+// FA4's own backward on Blackwell launches one CTA per key block (Options::single_tile_grid;
 // flash_bwd_sm100.py's SingleTileScheduler, "persistent mode not tested"): nothing overlaps one
 // CTA's epilogue (dK, dV out of tensor memory to HBM) with the next one's prologue (barriers,
 // tensor memory allocation, K, V and the first Q, dO loads) on its SM. Cycles each CTA pays
@@ -357,6 +357,18 @@ inline constexpr double kFa4SharedTmemColumnsStepCycles = 600;
 // s16384 on GB200 and GB300), in steps of 2000 cycles where their median signed error crosses
 // zero (+5.5% at 4000, -4.2% at 6000); without it those figures run 30-32% slower than modeled.
 inline constexpr double kFa4SingleTileCtaCycles = 6000;
+// FA4's causal or local forward on Blackwell launches one CTA per 256-row work tile as well
+// (Options::single_tile_grid; flash_fwd_sm100.py's SingleTileLPTScheduler: interface.py makes the
+// SM100 forward persistent only without a mask, read at 0251105), and so does its dedicated hd256
+// forward (sm100_hd256_2cta_fmha_forward.py, `is_persistent = False`): nothing overlaps one CTA's
+// epilogue (O and LSE out) with the next one's prologue. Cycles each CTA pays beside
+// kBlackwellPersistentTileOverheadCycles; less than the backward's, whose epilogue moves dK and dV.
+// Fitted to the record's 20 fit-role FA4 bf16 causal and windowed forward figures at hd 64, 128
+// and 192/128 (GB200, GB300; the hd256 kernel's are the record's worst misses apart), in steps of
+// 250 cycles where their median signed error crosses zero (+0.25% at 1250, +0.05% at 1500, -0.95%
+// at 2000); without it FA4's forward under gpt-oss's 128-key window (two key blocks a CTA) runs
+// 17-28% slower than modeled.
+inline constexpr double kFa4ForwardSingleTileCtaCycles = 1500;
 // Where FA4's backward gives S/P, dP/dS and dQ tensor-memory columns of their own (hd64, hd128;
 // not the hd192/128 map above, nor the split hd256 kernels), its softmax warps compute one step's
 // P and dS while the MMA warp runs the other GEMMs: this share of the shorter stream hides behind
@@ -462,6 +474,7 @@ enum class Reported {
   hopper_bwd_key_block_fill_cycles,  // kHopperBackwardKeyBlockFillCycles
   fa4_shared_tmem_columns_step_cycles,  // kFa4SharedTmemColumnsStepCycles
   fa4_single_tile_cta_cycles,      // kFa4SingleTileCtaCycles
+  fa4_forward_single_tile_cta_cycles,  // kFa4ForwardSingleTileCtaCycles
   fa4_backward_overlap,            // kFa4BackwardSeparateColumnsOverlap
   fa4_dq_chain_link_s,             // kFa4DqChainLinkSeconds
 };

@@ -77,14 +77,17 @@ struct Options {
   // FA4's own backward at hd192/128 on Blackwell: its tensor-memory map shares S/P's columns with
   // dP/dS and dQ, and each step waits for them (factors.hpp, kFa4SharedTmemColumnsStepCycles).
   bool shared_tmem_columns_backward = false;
-  // FA4's own backward on Blackwell (flash_attn/cute/flash_bwd_sm100.py): one CTA per key block,
-  // launched once (SingleTileScheduler; SingleTileLPTBwdScheduler when deterministic), not
-  // persistent. Each CTA pays factors.hpp's kFa4SingleTileCtaCycles beside the persistent cost;
-  // where S/P, dP/dS and dQ have tensor-memory columns of their own (neither
-  // shared_tmem_columns_backward nor split_dq_backward) its softmax hides
-  // kFa4BackwardSeparateColumnsOverlap behind the GEMMs; deterministic, its dQ semaphores chain
-  // the key blocks of a head (kFa4DqChainLinkSeconds).
-  bool single_tile_backward = false;
+  // FA4's own kernels on Blackwell that launch one CTA per work tile, not persistent: its backward
+  // (flash_attn/cute/flash_bwd_sm100.py: one CTA per key block, SingleTileScheduler;
+  // SingleTileLPTBwdScheduler when deterministic), its causal or local forward
+  // (flash_fwd_sm100.py's SingleTileLPTScheduler: interface.py makes the forward persistent only
+  // without a mask) and its dedicated hd256 forward (`is_persistent = False`). Each CTA pays
+  // factors.hpp's kFa4SingleTileCtaCycles (backward) or kFa4ForwardSingleTileCtaCycles (forward)
+  // beside the persistent cost. In the backward, where S/P, dP/dS and dQ have tensor-memory
+  // columns of their own (neither shared_tmem_columns_backward nor split_dq_backward) its softmax
+  // hides kFa4BackwardSeparateColumnsOverlap behind the GEMMs; deterministic, its dQ semaphores
+  // chain the key blocks of a head (kFa4DqChainLinkSeconds).
+  bool single_tile_grid = false;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).

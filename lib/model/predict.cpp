@@ -398,7 +398,7 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_share,
                                           factors::kCudnnDeterministicShare));
   }
-  if (o.deterministic && o.single_tile_backward) {
+  if (o.deterministic && o.single_tile_grid) {
     compute_s = std::max(compute_s, fa4_dq_chain_seconds(s, p));
     p.factors.push_back(
         factors::reported(factors::Reported::fa4_dq_chain_link_s, factors::kFa4DqChainLinkSeconds));
@@ -566,8 +566,8 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   const TileCycles& c = p.tile_cycles;
   const bool hopper = is_hopper(gpu);
   // (check_options keeps the single-tile grid to FA4's backward on Blackwell.)
-  const bool fa4_separate_columns =
-      o.single_tile_backward && !o.shared_tmem_columns_backward && !o.split_dq_backward;
+  const bool fa4_separate_columns = o.single_tile_grid && o.pass == Pass::bwd &&
+                                    !o.shared_tmem_columns_backward && !o.split_dq_backward;
   const double hidden = fa4_separate_columns ? factors::kFa4BackwardSeparateColumnsOverlap
                                              : overlap(gpu, o.algorithm, o.pass);
   const bool pingpong = hides_per_longer_stream(gpu, o.algorithm, o.pass);
@@ -628,10 +628,15 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     overhead = factors::kBlackwellPersistentTileOverheadCycles;
     p.factors.push_back(factors::reported(factors::Reported::blackwell_tile_overhead_cycles,
                                           factors::kBlackwellPersistentTileOverheadCycles));
-    if (o.single_tile_backward) {
-      overhead += factors::kFa4SingleTileCtaCycles;
-      p.factors.push_back(factors::reported(factors::Reported::fa4_single_tile_cta_cycles,
-                                            factors::kFa4SingleTileCtaCycles));
+    if (o.single_tile_grid) {
+      const bool forward = o.pass == Pass::fwd;
+      const double per_cta =
+          forward ? factors::kFa4ForwardSingleTileCtaCycles : factors::kFa4SingleTileCtaCycles;
+      overhead += per_cta;
+      p.factors.push_back(factors::reported(
+          forward ? factors::Reported::fa4_forward_single_tile_cta_cycles
+                  : factors::Reported::fa4_single_tile_cta_cycles,
+          per_cta));
     }
   }
   if (o.deterministic && !o.deterministic_by_share) {
@@ -668,10 +673,9 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         "the lab's fa3_bwd schedule is fa3's backward pass on Hopper, without deterministic mode; "
         "{} {} on {} is not: drop it",
         to_string(o.algorithm), to_string(o.pass), gpu.name)};
-  if (o.single_tile_backward &&
-      (o.algorithm != Algorithm::fa4 || o.pass != Pass::bwd || !is_blackwell(gpu)))
+  if (o.single_tile_grid && (o.algorithm != Algorithm::fa4 || !is_blackwell(gpu)))
     return Error{fmt::format(
-        "the single-tile backward grid is FA4's own backward on Blackwell; {} {} on {} is not: "
+        "the single-tile grid is FA4's own kernels on Blackwell; {} {} on {} is not: "
         "drop it",
         to_string(o.algorithm), to_string(o.pass), gpu.name)};
   if (o.exp_emulation && o.algorithm != Algorithm::fa4)

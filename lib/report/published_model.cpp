@@ -13,8 +13,8 @@
 //   flash-attention PR 2280), which "fa4" then means from head dim 128 (below it FA4 runs one CTA);
 // - FA4's backward at hd256 on Blackwell is its split pair of kernels (Options::split_dq_backward),
 //   and at hd192/128 shares tensor-memory columns between its steps
-//   (Options::shared_tmem_columns_backward); at every head dim it launches one CTA per key block
-//   (Options::single_tile_backward);
+//   (Options::shared_tmem_columns_backward); at every head dim it launches one CTA per key block,
+//   and so do its causal, windowed and hd256 forward per work tile (Options::single_tile_grid);
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
@@ -41,12 +41,13 @@ constexpr std::string_view kOneCtaSuffix = "-1cta";
 // (flash_attn/cute/interface.py, the SM100 backward's `use_2cta_instrs = head_dim >= 128 and ...`
 // since PR 2280, a00ddeb, 2026-02-27; read at 0251105, 2026-08-15).
 constexpr std::int64_t kFa4TwoCtaBackwardMinHeaddim = 128;
-// FA4's Blackwell backward at head dims (256, 256) is its dedicated 2-CTA pair of kernels, one for
-// dQ and one for dK and dV (flash_attn/cute/interface.py, `use_dedicated_hd256_kernel = arch // 10
-// in [10, 11] and head_dim == 256 and head_dim_v == 256`, which also forces the 2-CTA pair;
-// sm100_hd256_2cta_fmha_backward.py, PR 2412, 27b4eb9, 2026-04-23; the SM100 backward takes no
+// FA4 on Blackwell at head dims (256, 256) runs dedicated 2-CTA kernels (flash_attn/cute/
+// interface.py, `use_dedicated_hd256_kernel = arch // 10 in [10, 11] and head_dim == 256 and
+// head_dim_v == 256`, which also forces the 2-CTA pair): a forward that is not persistent
+// (sm100_hd256_2cta_fmha_forward.py) and a backward split into a dQ kernel and a dK, dV kernel
+// (sm100_hd256_2cta_fmha_backward.py, PR 2412, 27b4eb9, 2026-04-23; the SM100 backward takes no
 // other hd256 path).
-constexpr std::int64_t kFa4SplitBackwardHeaddim = 256;
+constexpr std::int64_t kFa4DedicatedHeaddim = 256;
 // FA4's Blackwell backward at head dims (192, 128) shares tensor-memory columns between S/P, dP/dS
 // and dQ (flash_attn/cute/flash_bwd_sm100.py, the 2-CTA map for tile_hdim 192 and tile_hdimv 128;
 // Options::shared_tmem_columns_backward).
@@ -137,16 +138,18 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
     return {std::nullopt,
             fmt::format("no algorithm of the model stands for {} on {}", f.kernel, gpu.id)};
   o.algorithm = *algorithm;
-  const bool fa4_backward_on_blackwell =
-      family == "fa4" && f.pass == Pass::bwd && model::is_blackwell(gpu);
-  o.split_dq_backward = fa4_backward_on_blackwell &&
-                        f.shape.headdim == kFa4SplitBackwardHeaddim &&
-                        f.shape.headdim_v == kFa4SplitBackwardHeaddim;
+  const bool fa4_on_blackwell = family == "fa4" && model::is_blackwell(gpu);
+  const bool fa4_backward_on_blackwell = fa4_on_blackwell && f.pass == Pass::bwd;
+  const bool dedicated_hd256 =
+      f.shape.headdim == kFa4DedicatedHeaddim && f.shape.headdim_v == kFa4DedicatedHeaddim;
+  o.split_dq_backward = fa4_backward_on_blackwell && dedicated_hd256;
   const bool default_two_cta = !one_cta && f.shape.headdim >= kFa4TwoCtaBackwardMinHeaddim;
   o.shared_tmem_columns_backward = fa4_backward_on_blackwell &&
                                    f.shape.headdim == kFa4SharedColumnsHeaddim &&
                                    f.shape.headdim_v == kFa4SharedColumnsHeaddimV;
-  o.single_tile_backward = fa4_backward_on_blackwell;
+  // FA4's forward is persistent only without a mask and below hd256.
+  o.single_tile_grid = fa4_on_blackwell && (f.pass == Pass::bwd || f.shape.causal ||
+                                            f.shape.window > 0 || dedicated_hd256);
   o.two_cta = (fa4_backward_on_blackwell && (default_two_cta || o.split_dq_backward)) ||
               (cudnn_fp8_backward && f.shape.headdim > kCudnnFp8OneCtaBackwardMaxHeaddim &&
                cudnn_backend_version(f) >= kCudnnFp8TwoCtaBackwardMinVersion);

@@ -221,16 +221,17 @@ TEST(Predict, BlackwellBackwardRunsItsSideLaunchesAfterTheMainKernel) {
               1e-9);
 }
 
-// FA4's own backward on Blackwell (Options::single_tile_backward) launches one CTA per key block:
+// FA4's own backward on Blackwell (Options::single_tile_grid) launches one CTA per key block:
 // each pays kFa4SingleTileCtaCycles more, and where its tensor-memory columns are its own
 // (hd64, hd128) kFa4BackwardSeparateColumnsOverlap of the shorter stream hides; at hd192/128
-// (shared columns) and in the split hd256 kernels none does. Not a Hopper or forward option.
+// (shared columns) and in the split hd256 kernels none does. Its forward's single-tile CTAs pay
+// kFa4ForwardSingleTileCtaCycles and hide nothing more. Not a Hopper option.
 TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   Options plain;
   plain.pass = Pass::bwd;
   plain.two_cta = true;
   Options own = plain;
-  own.single_tile_backward = true;
+  own.single_tile_grid = true;
   const AttnShape s = square(1, 32, 8192, 128);
   const Prediction p = run("gb200", Algorithm::fa4, s, own);
   const double longer = std::max(p.tensor_stream_cycles, p.softmax_stream_cycles);
@@ -254,11 +255,20 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   }));
 
   Options forward;
-  forward.single_tile_backward = true;
-  EXPECT_FALSE(predict(gpu("gb200"), s, forward).ok());
+  forward.single_tile_grid = true;
+  const Prediction fwd_own = run("gb200", Algorithm::fa4, s, forward);
+  const Prediction fwd_plain = run("gb200", Algorithm::fa4, s);
+  EXPECT_DOUBLE_EQ(fwd_own.tile_time_cycles, fwd_plain.tile_time_cycles);
+  const double fwd_per_sm = fwd_own.ctas / (fwd_own.waves * gpu("gb200").sms);
+  EXPECT_NEAR((fwd_own.main_kernel_s - fwd_plain.main_kernel_s) * gpu("gb200").peak_clock_mhz * 1e6,
+              std::ceil(fwd_own.waves) * factors::kFa4ForwardSingleTileCtaCycles * fwd_per_sm,
+              1e-3);
+  EXPECT_TRUE(std::ranges::any_of(fwd_own.factors, [](const auto& f) {
+    return f.name == factors::text_of(factors::Reported::fa4_forward_single_tile_cta_cycles).name;
+  }));
   Options hopper;
   hopper.pass = Pass::bwd;
-  hopper.single_tile_backward = true;
+  hopper.single_tile_grid = true;
   EXPECT_FALSE(predict(gpu("h200"), s, hopper).ok());
 }
 
@@ -270,7 +280,7 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
 TEST(Predict, Fa4DeterministicDqChainBoundsItsWindowedBackward) {
   Options o;
   o.pass = Pass::bwd;
-  o.deterministic = o.single_tile_backward = true;
+  o.deterministic = o.single_tile_grid = true;
   AttnShape s = square(2, 128, 32768, 64, true);
   s.window = 128;
   const Prediction s32k = run("gb200", Algorithm::fa4, s, o);

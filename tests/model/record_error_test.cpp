@@ -53,8 +53,10 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // 9.22 at hd192/128 was modeled on the 2-CTA pair (section 2v). The forward's median met
     // since Blackwell Ultra's forward tensor stream has its own share (section 2z: 9.6% -> 5.4%,
     // misses above 20% 30 -> 14); its worst rose from 190.3% to 218.6% (FA4's hd256 forward at
-    // s2048 causal on GB300, now modeled faster with the rest of Ultra's forward).
-    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 219, 173}},
+    // s2048 causal on GB300, now modeled faster with the rest of Ultra's forward), then fell to
+    // 207.2% (misses above 20% 14 -> 9) when FA4's causal, windowed and hd256 forward launch one
+    // CTA per work tile (section 2ab).
+    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 208, 173}},
     {{"Blackwell", Pass::fwd, true}, {13.5, 39, 83}},
     // The bf16 backward's median met since FA4's hd192/128 backward waits for its shared tensor
     // memory columns (9.5% before; section 2w). Its worst fell from 494.8% to 170.6% (FA4's split

@@ -75,13 +75,24 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb300", 192, 128).shared_tmem_columns_backward);
   EXPECT_FALSE(options_of("fa4", Pass::bwd, "h100-sxm", 192, 128).shared_tmem_columns_backward);
   EXPECT_FALSE(options_of("fa4", Pass::bwd, "gb300", 128, 128).shared_tmem_columns_backward);
-  // FA4's own backward on Blackwell launches one CTA per key block at every head dim; cuDNN's
-  // (persistent, as the model takes it), FA4's forward and Hopper's do not.
-  EXPECT_TRUE(options_of("fa4-1cta-deterministic", Pass::bwd, "b200", 64, 64).single_tile_backward);
-  EXPECT_TRUE(options_of("fa4", Pass::bwd, "gb300", 256, 256).single_tile_backward);
-  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "gb300", 128, 128).single_tile_backward);
-  EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb300", 128, 128).single_tile_backward);
-  EXPECT_FALSE(options_of("fa4", Pass::bwd, "h100-sxm", 128, 128).single_tile_backward);
+  // FA4's own backward on Blackwell launches one CTA per key block at every head dim, and its
+  // forward one per work tile when causal, under a window or at hd256; cuDNN's (persistent, as
+  // the model takes it), FA4's unmasked forward below hd256 and Hopper's do not.
+  EXPECT_TRUE(options_of("fa4-1cta-deterministic", Pass::bwd, "b200", 64, 64).single_tile_grid);
+  EXPECT_TRUE(options_of("fa4", Pass::bwd, "gb300", 256, 256).single_tile_grid);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "gb300", 128, 128).single_tile_grid);
+  EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb300", 128, 128).single_tile_grid);
+  EXPECT_TRUE(options_of("fa4", Pass::fwd, "gb300", 256, 256).single_tile_grid);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "h100-sxm", 128, 128).single_tile_grid);
+  PublishedFigure masked = figure("gb200", "fa4", Pass::fwd);
+  masked.shape.causal = true;
+  EXPECT_TRUE(modeled_as(masked, gpu("gb200")).options->single_tile_grid);
+  masked.shape.window = 128;
+  EXPECT_TRUE(modeled_as(masked, gpu("gb200")).options->single_tile_grid);
+  masked.kernel = "cudnn";
+  EXPECT_FALSE(modeled_as(masked, gpu("gb200")).options->single_tile_grid);
+  masked.kernel = "fa4";
+  EXPECT_FALSE(modeled_as(masked, gpu("h200")).options->single_tile_grid);
   // cuDNN's backward is modeled on one CTA; a deterministic forward is refused as mislabeled.
   EXPECT_FALSE(modeled_as(figure("b200", "cudnn", Pass::bwd), gpu("b200")).options->two_cta);
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
