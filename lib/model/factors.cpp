@@ -275,6 +275,9 @@ const Constant kConstants[] = {
     {"kListScheduleTailShare", kListScheduleTailShare, "derived", "",
      "a non-persistent launch of unequal (causal) CTAs ends, on average, this share of a mean "
      "CTA after the fluid bound (list scheduling)"},
+    {"kLongestFirstTailShare", kLongestFirstTailShare, "derived", "",
+     "a longest-first schedule of unequal (causal) CTAs ends this share of its shortest CTA "
+     "after the fluid bound (0.44-0.80 simulated on the record's causal shapes)"},
     {"kFa2BackwardWarpGridRereads", kFa2BackwardWarpGridRereads, "counted",
      name_of(Reported::fa2_backward_rereads),
      "times our fa2_bwd's 64-query tiles' warp grids read each shared operand byte at hd128 "

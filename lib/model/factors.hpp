@@ -418,8 +418,15 @@ inline constexpr double kFa4BackwardL2SectionBytes = 50.0 * 1024 * 1024;
 inline constexpr double kCudnnDeterministicShare = 0.925;
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
-// fluid bound (list scheduling); persistent longest-first schedulers end at the fluid bound.
+// fluid bound (list scheduling).
 inline constexpr double kListScheduleTailShare = 0.5;
+// A longest-first schedule of unequal CTAs (the persistent kernels' causal work tiles, FA4's
+// single-tile LPT grids) ends within its shortest CTA of the fluid bound: the last CTAs placed are
+// the shortest, each on the least loaded SM. Derived, not fitted: simulated on the record's causal
+// shapes (b1-b2, 32-128 heads, 2-16 work tiles a head of 1..n key blocks each, with and without a
+// per-tile cost, 132 and 152 SMs) the overshoot is 0.44-0.80 of the shortest CTA; it matters where
+// an SM runs a few CTAs (s2048 causal: +2% to +9%), not from s8192 (under 1%).
+inline constexpr double kLongestFirstTailShare = 0.5;
 // Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
 // on an idle stream, a few microseconds); the harness measures it.
 inline constexpr double kLaunchOverheadSeconds = 4e-6;
@@ -431,9 +438,10 @@ inline constexpr double kLaunchOverheadSeconds = 4e-6;
 // (lib/report/published_model.cpp) adds this per call. Fitted to the record's "fit" figures at the
 // shortest sequences, where it is most of the time. (The B200 CSV of cudnn-frontend 1.15 implies
 // 35-130 us a call at seqlen 512, far more than any later source: its short sequences are the
-// record's worst misses.) cudnn-frontend's later CSVs sum the kernels' profiler durations
-// instead, so there this term stands in for a short-causal cost the model lacks
-// (lib/model/NOTES.md, section 2e).
+// record's worst misses.) cudnn-frontend's CSVs from its 1.17 sum the kernels' profiler
+// durations instead (benchmark_single_sdpa.py: `fwd_time = sum(item.device_time for item in
+// matched_kernels)`); their origins say "timed": "kernels" and the comparison adds nothing there
+// (lib/model/NOTES.md, sections 2e and 2ac).
 inline constexpr double kFrameworkCallSeconds = 15e-6;
 
 // --- The factors a prediction reports (Prediction::factors) --------------------------------

@@ -68,7 +68,8 @@ struct Schedule {
 // CTA walks `heads_per_cta` query heads (our backward kernels walk a GQA group's), a CTA's tiles
 // are that many heads' and there are that many times fewer CTAs.
 // Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
-// CTA for a plain launch (list scheduling) or nothing for a persistent longest-first scheduler.
+// CTA for a plain launch (list scheduling) or half the shortest CTA for a longest-first scheduler
+// (factors.hpp, kListScheduleTailShare, kLongestFirstTailShare).
 Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass, Tile t,
                   double tile_cycles, double cta_overhead_cycles, double heads_per_cta,
                   int per_sm) {
@@ -76,7 +77,7 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
       pass == Pass::fwd ? ceil_div(double(s.seqlen_q), t.m) : ceil_div(double(s.seqlen_k), t.n);
   const double repeats = double(s.batch) * double(s.heads_q) / heads_per_cta;
   const double slots = double(gpu.sms) * per_sm;
-  double tiles = 0, longest = 0, first = -1;
+  double tiles = 0, longest = 0, shortest = 0, first = -1;
   bool equal = true;
   for (double i = 0; i < blocks_per_head; ++i) {
     const double n =
@@ -86,6 +87,7 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
              : backward_blocks(s, t, i * t.n));
     tiles += n;
     longest = std::max(longest, n);
+    if (n > 0 && (shortest == 0 || n < shortest)) shortest = n;
     if (first < 0) first = n;
     equal = equal && n == first;
   }
@@ -100,8 +102,10 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
     return out;
   }
   const double total = (out.tiles * tile_cycles + out.ctas * cta_overhead_cycles) * per_sm;
-  const double tail =
-      is_persistent(algorithm) ? 0 : factors::kListScheduleTailShare * total / out.ctas;
+  const double shortest_cta_cycles = (shortest * tile_cycles + cta_overhead_cycles) * per_sm;
+  const double tail = is_persistent(algorithm)
+                          ? factors::kLongestFirstTailShare * shortest_cta_cycles
+                          : factors::kListScheduleTailShare * total / out.ctas;
   out.makespan_cycles = std::max(total / slots, cta_cycles) + tail;
   return out;
 }

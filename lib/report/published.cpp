@@ -36,7 +36,7 @@ Result<Provenance> parse_origin(const json& o, const std::string& where) {
   if (!o.is_object()) return Error{fmt::format("{}: expected an object", where)};
   if (auto ok = check_known_keys(o,
                                  {"repository", "software", "flop_convention", "flop_count", "path",
-                                  "pull_request", "issue", "commit", "date"},
+                                  "pull_request", "issue", "commit", "date", "timed"},
                                  where);
       !ok)
     return ok.error();
@@ -57,6 +57,13 @@ Result<Provenance> parse_origin(const json& o, const std::string& where) {
         fmt::format("{}/flop_count: expected \"diagonal_inclusive\", or leave it out for "
                     "the project's convention (core/shape.hpp)",
                     where)};
+  const std::string timed = optional_string(o, "timed");
+  if (timed == "kernels")
+    p.times_kernels = true;
+  else if (timed != "calls" && o.contains("timed"))
+    return Error{fmt::format("{}/timed: expected \"kernels\" (the benchmark summed the kernels' "
+                             "device durations) or \"calls\" (it timed each call; the default)",
+                             where)};
   p.path = optional_string(o, "path");
   p.pull_request = optional_positive(o, "pull_request");
   p.issue = optional_positive(o, "issue");

@@ -51,6 +51,9 @@ struct Provenance {
   std::string software;                       // the versions the source names
   std::string flop_convention;                // how the source counted the FLOPs behind its TFLOP/s
   FlopCount flop_count = FlopCount::project;  // the same, as a rule the comparison applies
+  // What the benchmark timed: one framework call each (CUDA events around the call, the default)
+  // or the kernels' own device durations ("timed": "kernels", no host work in the figure).
+  bool times_kernels = false;
 };
 
 struct PublishedFigure {

@@ -31,8 +31,8 @@ set ylabel 'model TFLOP/s'
 unset logscale x
 unset logscale y
 set xtics autofreq
-set xrange [654.413:3971.25]
-set yrange [654.413:3971.25]
+set xrange [664.03:3971.25]
+set yrange [664.03:3971.25]
 plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
@@ -77,8 +77,8 @@ set ylabel 'model TFLOP/s'
 unset logscale x
 unset logscale y
 set xtics autofreq
-set xrange [196.428:1327.5]
-set yrange [196.428:1327.5]
+set xrange [199.86:1327.5]
+set yrange [199.86:1327.5]
 plot 'record-vs-model.dat' index 22 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 23 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 24 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \

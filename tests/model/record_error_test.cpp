@@ -38,7 +38,9 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // hd256 backward tiles (section 2p).
     {{"Hopper", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 11}},
     // Worst missed: H200's causal fp8 backward at s8192, s32768 (+47%, +91%; +80.5% before 2g).
-    {{"Hopper", Pass::bwd, true}, {kTargetMedian, 92, 6}},
+    // Median 6.5% -> 7.6% when cudnn-frontend's figures lost the host-call term their benchmark
+    // does not time (section 2ac: its s2048 causal figure +6.5% -> +8.7%, one of six).
+    {{"Hopper", Pass::bwd, true}, {8, 92, 6}},
     // Blackwell, targets missed. Before cudnn-frontend's 9.26 runs on GB300 and GB200
     // (cudnn-frontend-gb300-926.json, -gb200-926.json; lib/model/NOTES.md, section 2r) the bounds
     // were: forward 7 / 31 (62 figures), fp8 forward 11.5 / 39 (41), backward 7 / 61 (76), fp8
@@ -55,16 +57,20 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // misses above 20% 30 -> 14); its worst rose from 190.3% to 218.6% (FA4's hd256 forward at
     // s2048 causal on GB300, now modeled faster with the rest of Ultra's forward), then fell to
     // 207.2% (misses above 20% 14 -> 9) when FA4's causal, windowed and hd256 forward launch one
-    // CTA per work tile (section 2ab).
-    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 208, 173}},
-    {{"Blackwell", Pass::fwd, true}, {13.5, 39, 83}},
+    // CTA per work tile (section 2ab). Without the host-call term for cudnn-frontend's
+    // kernel-timed figures and with the longest-first tail (section 2ac) the median fell to 4.9%
+    // and the misses above 20% to 5, while FA4's hd256 forward at s2048 rose to +272.6% (the call
+    // term had stood in for part of its unexplained cost); fp8 13.4% / 38.7% -> 10.8% / 31.1%.
+    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 273, 173}},
+    {{"Blackwell", Pass::fwd, true}, {11, 32, 83}},
     // The bf16 backward's median met since FA4's hd192/128 backward waits for its shared tensor
     // memory columns (9.5% before; section 2w). Its worst fell from 494.8% to 170.6% (FA4's split
     // hd256 kernels at s2048 causal) and its misses above 20% from 56 to 24 when the launches
     // beside the main kernel, FA4's single-tile grid and its deterministic dQ chain were modeled
     // (section 2x: median 6.7% -> 6.8%); the fp8 backward's went 10.3% / 56.0% -> 9.7% / 48.3%.
-    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 171, 310}},
-    {{"Blackwell", Pass::bwd, true}, {10, 49, 137}},
+    // Section 2ac: 6.5% / 182.8% (FA4's split hd256 kernels at s2048), fp8 10.1% / 46.4%.
+    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 183, 310}},
+    {{"Blackwell", Pass::bwd, true}, {10.5, 47, 137}},
 };
 
 TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {

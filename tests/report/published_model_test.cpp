@@ -258,6 +258,11 @@ TEST(PublishedModel, PredictionUsesTheFiguresFlopsAndItsCallTime) {
               published_flops(f) / (p->time_s + model::factors::kFrameworkCallSeconds) / 1e12,
               1e-9);
   EXPECT_NEAR(rows[0].error_percent(), 100 * (*rows[0].predicted_tflops - 1000) / 1000, 1e-9);
+  // A benchmark that summed the kernels' device durations timed no host work.
+  f.provenance->times_kernels = true;
+  const std::vector<PublishedFigure> kernels{f};
+  EXPECT_NEAR(*compare_with_model(gpus(), kernels)[0].predicted_tflops,
+              published_flops(f) / p->time_s / 1e12, 1e-9);
 }
 
 // The summary's trust line: held-out figures within the bounds, the ones left out counted apart.

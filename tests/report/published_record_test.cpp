@@ -178,6 +178,22 @@ TEST_F(MalformedRecord, AnOriginNamesWhereAndWhen) {
   EXPECT_NE(error_for(no_convention, "").find("flop_convention"), std::string::npos);
 }
 
+// An origin may say its benchmark timed the kernels' device durations rather than each call.
+TEST_F(MalformedRecord, AnOriginSaysWhatItsBenchmarkTimed) {
+  const std::string kernels = R"({"repository": "r/r", "path": "p.csv", "commit": "c", )"
+                              R"("software": "s", "flop_convention": "f", "timed": "kernels"})";
+  EXPECT_EQ(error_for(kernels, R"(, "origin": "o", "role": "fit")"), "");
+  auto figures = load_published(dir_ / "record.json");
+  ASSERT_TRUE(figures.ok());
+  EXPECT_TRUE((*figures)[0].provenance->times_kernels);
+  EXPECT_EQ(error_for(kOrigin, R"(, "origin": "o", "role": "fit")"), "");
+  EXPECT_FALSE((*load_published(dir_ / "record.json"))[0].provenance->times_kernels);
+  const std::string typo = R"({"repository": "r/r", "path": "p.csv", "commit": "c", )"
+                           R"("software": "s", "flop_convention": "f", "timed": "kernel"})";
+  EXPECT_NE(error_for(typo, "").find("/origins/o/timed: expected \"kernels\""),
+            std::string::npos);
+}
+
 // A figure's sliding window becomes its shape's window: positive, with the causal mask, given once.
 TEST_F(MalformedRecord, ASlidingWindowBecomesTheShapesWindow) {
   EXPECT_NE(error_for(kOrigin, R"(, "sliding_window": 0)").find("positive"), std::string::npos);
