@@ -54,6 +54,9 @@ bool is_blackwell(const hw::Spec& gpu) {
   return gpu.architecture == hw::Architecture::blackwell ||
          gpu.architecture == hw::Architecture::blackwell_ultra;
 }
+bool is_blackwell_ultra(const hw::Spec& gpu) {
+  return gpu.architecture == hw::Architecture::blackwell_ultra;
+}
 bool is_hopper(const hw::Spec& gpu) { return gpu.architecture == hw::Architecture::hopper; }
 bool mma_sync_below_peak(const hw::Spec& gpu) { return is_hopper(gpu) || is_blackwell(gpu); }
 

@@ -208,7 +208,7 @@ StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem
 // The share of the tensor peak a Blackwell forward's tensor stream sustains: Blackwell Ultra's own
 // (factors.hpp, kBlackwellUltraForwardTensorShare), elsewhere the GPU's sustained share.
 double blackwell_forward_tensor_share(const hw::Spec& gpu) {
-  return gpu.architecture == hw::Architecture::blackwell_ultra
+  return is_blackwell_ultra(gpu)
              ? factors::kBlackwellUltraForwardTensorShare
              : gpu.gemm_efficiency;
 }
@@ -596,7 +596,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                                           factors::kBlackwellSoftmaxIssueShare));
     p.factors.push_back(factors::reported(factors::Reported::stream_norm_exponent,
                                           factors::kBlackwellStreamNormExponent));
-    if (gpu.architecture == hw::Architecture::blackwell_ultra)
+    if (is_blackwell_ultra(gpu))
       p.factors.push_back(factors::reported(factors::Reported::ultra_forward_tensor_share,
                                             factors::kBlackwellUltraForwardTensorShare));
   } else {
