@@ -88,6 +88,11 @@ struct Options {
   // hides kFa4BackwardSeparateColumnsOverlap behind the GEMMs; deterministic, its dQ semaphores
   // chain the key blocks of a head (kFa4DqChainLinkSeconds).
   bool single_tile_grid = false;
+  // A persistent kernel whose CTAs take their work tiles in a fixed order instead of longest first
+  // (cuDNN's forward on Hopper, measured on the lent H200): an unequal (causal) launch then ends
+  // factors.hpp's kFixedOrderTailShare of its longest CTA after the fluid bound, not within its
+  // shortest (kLongestFirstTailShare).
+  bool fixed_order_tiles = false;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).

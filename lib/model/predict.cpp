@@ -68,11 +68,12 @@ struct Schedule {
 // CTA walks `heads_per_cta` query heads (our backward kernels walk a GQA group's), a CTA's tiles
 // are that many heads' and there are that many times fewer CTAs.
 // Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
-// CTA for a plain launch (list scheduling) or half the shortest CTA for a longest-first scheduler
-// (factors.hpp, kListScheduleTailShare, kLongestFirstTailShare).
+// CTA for a plain launch (list scheduling), half the shortest CTA for a longest-first scheduler or
+// three quarters of the longest for a persistent one that takes its tiles in a fixed order
+// (factors.hpp, kListScheduleTailShare, kLongestFirstTailShare, kFixedOrderTailShare).
 Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass, Tile t,
                   double tile_cycles, double cta_overhead_cycles, double heads_per_cta,
-                  int per_sm) {
+                  int per_sm, bool fixed_order_tiles) {
   const double blocks_per_head =
       pass == Pass::fwd ? ceil_div(double(s.seqlen_q), t.m) : ceil_div(double(s.seqlen_k), t.n);
   const double repeats = double(s.batch) * double(s.heads_q) / heads_per_cta;
@@ -103,9 +104,9 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
   }
   const double total = (out.tiles * tile_cycles + out.ctas * cta_overhead_cycles) * per_sm;
   const double shortest_cta_cycles = (shortest * tile_cycles + cta_overhead_cycles) * per_sm;
-  const double tail = is_persistent(algorithm)
-                          ? factors::kLongestFirstTailShare * shortest_cta_cycles
-                          : factors::kListScheduleTailShare * total / out.ctas;
+  const double tail = !is_persistent(algorithm) ? factors::kListScheduleTailShare * total / out.ctas
+                      : fixed_order_tiles       ? factors::kFixedOrderTailShare * cta_cycles
+                                                : factors::kLongestFirstTailShare * shortest_cta_cycles;
   out.makespan_cycles = std::max(total / slots, cta_cycles) + tail;
   return out;
 }
@@ -377,7 +378,8 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
                                    ? double(s.heads_q) / double(s.heads_kv)
                                    : 1;
   Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
-                           cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o));
+                           cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o),
+                           o.fixed_order_tiles);
   if (const int slots = walking_dq_slots(gpu, s, o, p.tile)) {
     // One block per slot and row walks the slot's key blocks: the waves of those blocks, each
     // as long as its key blocks (tiles and overheads). Causal key blocks even out over the snake

@@ -4,7 +4,9 @@
 //
 // The rule, for a figure without its own modeled_as:
 // - cuDNN's fused attention ("cudnn", "sdpa-cudnn", PyTorch's cuDNN backend) is a persistent,
-//   warp-specialized kernel: the model's fa3 on Hopper and fa4 on Blackwell;
+//   warp-specialized kernel: the model's fa3 on Hopper and fa4 on Blackwell; its forward on Hopper
+//   takes its tiles in a fixed order, not longest first (Options::fixed_order_tiles: measured on
+//   the lent H200, data/measurements/kernels/2026-11-29-h200-cudnn-fwd-causal.txt);
 // - "fa4" is fa4;
 // - cuDNN's GQA backward stores dK and dV per query head and sums each group in two launches after
 //   its main kernel (Options::group_reduced_key_grads);
@@ -160,6 +162,7 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.deterministic_by_share = o.deterministic && is_cudnn(family) && !cudnn_fp8_backward;
   o.group_reduced_key_grads =
       is_cudnn(family) && f.pass == Pass::bwd && (!o.deterministic || o.deterministic_by_share);
+  o.fixed_order_tiles = is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd;
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,
             "a deterministic forward pass is the plain one; the figure is mislabeled"};

@@ -272,6 +272,29 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   EXPECT_FALSE(predict(gpu("h200"), s, hopper).ok());
 }
 
+// A persistent kernel that takes its tiles in a fixed order (Options::fixed_order_tiles) ends a
+// causal launch kFixedOrderTailShare of its longest CTA after the fluid bound, where the
+// longest-first schedule ends within kLongestFirstTailShare of its shortest; equal (unmasked)
+// tiles run in whole waves either way.
+TEST(Predict, FixedOrderTilesEndACausalLaunchAfterItsLongestCta) {
+  Options fixed;
+  fixed.fixed_order_tiles = true;
+  const AttnShape causal = square(1, 64, 2048, 128, true);
+  const Prediction lpt = run("h200", Algorithm::fa3, causal);
+  const Prediction ordered = run("h200", Algorithm::fa3, causal, fixed);
+  const double cycles_per_s = gpu("h200").peak_clock_mhz * 1e6;
+  const double longest_cta = 16 * lpt.tile_time_cycles +
+                             factors::kHopperPersistentTileOverheadCycles;  // 16 key blocks
+  const double shortest_cta = lpt.tile_time_cycles + factors::kHopperPersistentTileOverheadCycles;
+  EXPECT_NEAR((ordered.main_kernel_s - lpt.main_kernel_s) * cycles_per_s,
+              factors::kFixedOrderTailShare * longest_cta -
+                  factors::kLongestFirstTailShare * shortest_cta,
+              1e-3);
+  const AttnShape dense = square(1, 64, 2048, 128);
+  EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, dense, fixed).time_s,
+                   run("h200", Algorithm::fa3, dense).time_s);
+}
+
 // FA4's deterministic backward under a window: its dQ semaphores chain a head's key blocks, and
 // only the heads of one 50 MiB L2 section chain at once (factors.hpp, kFa4DqChainLinkSeconds):
 // at s32768 hd64 a head is 16 MiB of Q, dO and accumulator, two heads a section; at s16384 four.

@@ -46,6 +46,16 @@ TEST(PublishedModel, CudnnIsFa3OnHopperAndFa4OnBlackwell) {
   EXPECT_FALSE(modeled_as(figure("h200", "sdpa-math", Pass::fwd), gpu("h200")).options);
 }
 
+// cuDNN's forward on Hopper takes its tiles in a fixed order (measured on the lent H200); its
+// backward, its Blackwell forward and the other kernels keep the longest-first schedule.
+TEST(PublishedModel, CudnnHopperForwardTakesItsTilesInAFixedOrder) {
+  EXPECT_TRUE(options_of("cudnn", Pass::fwd, "h200", 128, 128).fixed_order_tiles);
+  EXPECT_TRUE(options_of("sdpa-cudnn", Pass::fwd, "h100-sxm", 64, 64).fixed_order_tiles);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "h200", 128, 128).fixed_order_tiles);
+  EXPECT_FALSE(options_of("cudnn", Pass::fwd, "gb200", 128, 128).fixed_order_tiles);
+  EXPECT_FALSE(options_of("fa4", Pass::fwd, "h200", 128, 128).fixed_order_tiles);
+}
+
 TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   const auto two_cta = modeled_as(figure("b200", "fa4", Pass::bwd), gpu("b200")).options;
   ASSERT_TRUE(two_cta);
