@@ -280,7 +280,7 @@ const Constant kConstants[] = {
      "after the fluid bound (0.44-0.80 simulated on the record's causal shapes)"},
     {"kFixedOrderTailShare", kFixedOrderTailShare, "derived", "",
      "a persistent kernel that takes its tiles in a fixed order (cuDNN's Hopper forward) ends an "
-     "unequal (causal) launch this share of its longest CTA after the fluid bound (0.57-0.89 "
+     "unequal (causal) launch this share of its longest CTA after the fluid bound (0.57-0.95 "
      "measured on the lent H200)"},
     {"kFa2BackwardWarpGridRereads", kFa2BackwardWarpGridRereads, "counted",
      name_of(Reported::fa2_backward_rereads),

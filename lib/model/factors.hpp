@@ -431,10 +431,11 @@ inline constexpr double kLongestFirstTailShare = 0.5;
 // forward on Hopper, Options::fixed_order_tiles): an unequal (causal) launch ends about this share
 // of its longest CTA after the fluid bound. Derived from cuDNN 9.19's forward measured on the lent
 // H200 (data/measurements/kernels/2026-11-29-h200-cudnn-fwd-causal.txt): beyond half its dense
-// time a causal launch pays a part that grows with the batch (its tiles) and one that does not,
-// 24 us at s2048 and 59-70 us at s8192 (batch 1-8, 1-4), 0.89 and 0.57-0.68 of the model's longest
-// CTA there (27 and 104 us); the middle of that range taken, not fitted to the record. Our fa3
-// places its tiles longest first (lib/kernels/fa3/tile_scheduler.cuh) and pays no such part.
+// time a causal launch pays a part that grows with the batch (its tiles) and one that does not:
+// at hd128 24 us at s2048 and 59-70 us at s8192, at s2048 18 us at hd64 and 32 us at hd256, that
+// is 0.89, 0.57-0.68, 0.95 and 0.61 of the model's longest CTA there (27, 104, 19 and 53 us); the
+// middle of that range taken, not fitted to the record. Our fa3 places its tiles longest first
+// (lib/kernels/fa3/tile_scheduler.cuh) and pays no such part.
 inline constexpr double kFixedOrderTailShare = 0.75;
 // Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
 // on an idle stream, a few microseconds); the harness measures it.
