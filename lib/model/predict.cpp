@@ -69,8 +69,8 @@ struct Schedule {
 // are that many heads' and there are that many times fewer CTAs.
 // Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
 // CTA for a plain launch (list scheduling), half the shortest CTA for a longest-first scheduler or
-// three quarters of the longest for a persistent one that takes its tiles in a fixed order
-// (factors.hpp, kListScheduleTailShare, kLongestFirstTailShare, kFixedOrderTailShare).
+// a share of the longest for a persistent one that takes its tiles in a fixed order (factors.hpp,
+// kListScheduleTailShare, kLongestFirstTailShare, kFixedOrderTailShare).
 Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass, Tile t,
                   double tile_cycles, double cta_overhead_cycles, double heads_per_cta,
                   int per_sm, bool fixed_order_tiles) {
@@ -104,9 +104,11 @@ Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, 
   }
   const double total = (out.tiles * tile_cycles + out.ctas * cta_overhead_cycles) * per_sm;
   const double shortest_cta_cycles = (shortest * tile_cycles + cta_overhead_cycles) * per_sm;
-  const double tail = !is_persistent(algorithm) ? factors::kListScheduleTailShare * total / out.ctas
-                      : fixed_order_tiles       ? factors::kFixedOrderTailShare * cta_cycles
-                                                : factors::kLongestFirstTailShare * shortest_cta_cycles;
+  double tail = factors::kLongestFirstTailShare * shortest_cta_cycles;
+  if (!is_persistent(algorithm))
+    tail = factors::kListScheduleTailShare * total / out.ctas;
+  else if (fixed_order_tiles)
+    tail = factors::kFixedOrderTailShare * cta_cycles;
   out.makespan_cycles = std::max(total / slots, cta_cycles) + tail;
   return out;
 }
