@@ -34,13 +34,14 @@ bool kept(const std::vector<std::string>& wanted, const std::string& value) {
 
 // "fa4 2-CTA single-tile grid deterministic": the model's configuration for the figure (the
 // model::Options a published kernel sets, report/published_model.cpp; the group reduction where
-// the shape has groups).
+// the shape has groups, the fixed tile order where a causal mask makes the tiles unequal).
 std::string options_text(const model::Options& o, const AttnShape& s) {
   std::string text{model::to_string(o.algorithm)};
   for (auto [set, name] :
        {std::pair{o.two_cta, " 2-CTA"}, std::pair{o.split_dq_backward, " split dQ"},
         std::pair{o.shared_tmem_columns_backward, " shared TMEM columns"},
         std::pair{o.single_tile_grid, " single-tile grid"},
+        std::pair{o.fixed_order_tiles && s.causal, " fixed tile order"},
         std::pair{o.group_reduced_key_grads && s.heads_q != s.heads_kv, " group-reduced dK dV"},
         std::pair{o.deterministic, " deterministic"}})
     if (set) text += name;

@@ -131,6 +131,9 @@ TEST_F(Cli, PublishedListsTheRecordWithThePredictionBesideEachFigure) {
   EXPECT_NE(r.out.find("\"modeled as\": \"fa4 2-CTA single-tile grid deterministic\""),
             std::string::npos)
       << r.out;
+  const Outcome hopper = run("published --gpu h200 --json");
+  ASSERT_EQ(hopper.code, 0) << hopper.err;
+  EXPECT_NE(hopper.out.find("\"modeled as\": \"fa3 fixed tile order\""), std::string::npos);
   const Outcome none = run("published --gpu no-such-gpu");
   EXPECT_EQ(none.code, 1);
   EXPECT_NE(none.err.find("error: no published figure"), std::string::npos) << none.err;
