@@ -13,7 +13,7 @@ namespace fa4::model {
 // The GPU family, from the model file's "architecture".
 bool is_blackwell(const hw::Spec& gpu);        // tcgen05 + tensor memory
 bool is_blackwell_ultra(const hw::Spec& gpu);  // Blackwell with MUFU doubled (B300, GB300)
-bool is_hopper(const hw::Spec& gpu);     // wgmma, no tensor memory
+bool is_hopper(const hw::Spec& gpu);           // wgmma, no tensor memory
 // Whether mma.sync (FA2's instruction) runs below the tensor-core peak, which newer instructions
 // reach: wgmma on Hopper, tcgen05 on Blackwell (assumed alike). On Ampere it is the peak.
 bool mma_sync_below_peak(const hw::Spec& gpu);

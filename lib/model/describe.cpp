@@ -31,9 +31,7 @@ std::string prediction_text(const hw::Spec& gpu, const Prediction& p) {
         "\ntile time {:.0f} cycles = (T^p + S^p)^(1/p), T {:.0f}, S {:.0f} (every unit at the "
         "sustained share{}; p = stream_norm_exponent)\n",
         p.tile_time_cycles, p.tensor_stream_cycles, p.softmax_stream_cycles,
-        is_blackwell_ultra(gpu)
-            ? ", T at ultra_forward_tensor_share"
-            : "");
+        is_blackwell_ultra(gpu) ? ", T at ultra_forward_tensor_share" : "");
   else if (p.algorithm != Algorithm::naive)
     out += fmt::format("\ntile time {:.0f} cycles = max(T {:.0f}, S {:.0f}) + {}\n",
                        p.tile_time_cycles, p.tensor_stream_cycles, p.softmax_stream_cycles,

@@ -211,9 +211,7 @@ StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem
 // The share of the tensor peak a Blackwell forward's tensor stream sustains: Blackwell Ultra's own
 // (factors.hpp, kBlackwellUltraForwardTensorShare), elsewhere the GPU's sustained share.
 double blackwell_forward_tensor_share(const hw::Spec& gpu) {
-  return is_blackwell_ultra(gpu)
-             ? factors::kBlackwellUltraForwardTensorShare
-             : gpu.gemm_efficiency;
+  return is_blackwell_ultra(gpu) ? factors::kBlackwellUltraForwardTensorShare : gpu.gemm_efficiency;
 }
 
 // FA4's forward on Blackwell (factors.hpp, kBlackwellStreamNormExponent): every unit at the GPU's
