@@ -12,8 +12,9 @@ constexpr std::string_view kRecordFit =
     "the published record's \"fit\" figures on Blackwell (cuDNN and FA4; data/published/record)";
 constexpr std::string_view kRecordDeterministicFit =
     "the published record's \"fit\" figures of deterministic backward passes (cuDNN, FA4)";
-constexpr std::string_view kRecordCudnnDeterministicFit =
-    "the published record's \"fit\" bf16 figures of cuDNN's deterministic backward";
+constexpr std::string_view kRecordCudnnPinnedFit =
+    "the published record's \"fit\" bf16 figures of cuDNN's deterministic backward and of its "
+    "plain backward above hd128 on Blackwell";
 constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
 constexpr std::string_view kRecordUltraForwardFit =
@@ -79,9 +80,9 @@ constexpr ReportedText kReported[] = {
     {Reported::deterministic_wait_tiles, "deterministic_wait_tiles",
      "tile times each backward CTA waits for the fixed-order dQ chain to reach it",
      kRecordDeterministicFit},
-    {Reported::cudnn_deterministic_share, "cudnn_deterministic_share",
-     "share of its plain backward's throughput cuDNN's deterministic backward runs at",
-     kRecordCudnnDeterministicFit},
+    {Reported::cudnn_pinned_step_cycles, "cudnn_pinned_step_cycles",
+     "cycles per tile step cuDNN's deterministic configuration pays beyond its plain kernel",
+     kRecordCudnnPinnedFit},
     {Reported::fa2_backward_rereads, "fa2_backward_rereads",
      "times FA2's backward warp grids read each shared operand byte", ""},
     {Reported::fa2_backward_ldmatrix_share, "fa2_backward_ldmatrix_share",
@@ -240,10 +241,11 @@ const Constant kConstants[] = {
      name_of(Reported::deterministic_wait_tiles),
      "tile times each CTA of a deterministic backward pass waits for the fixed-order dQ chain; "
      "fitted to the record's fit figures of deterministic backward passes"},
-    {"kCudnnDeterministicShare", kCudnnDeterministicShare, "fitted",
-     name_of(Reported::cudnn_deterministic_share),
-     "share of its plain backward's throughput cuDNN's bf16/fp16 deterministic backward runs at; "
-     "fitted to the record's fit figures of cuDNN's deterministic backward"},
+    {"kCudnnPinnedStepCycles", kCudnnPinnedStepCycles, "fitted",
+     name_of(Reported::cudnn_pinned_step_cycles),
+     "cycles per tile step cuDNN's bf16/fp16 deterministic configuration pays beyond its plain "
+     "kernel (its plain backward above hd128 on Blackwell too); fitted to the record's fit "
+     "figures of both"},
     {"kOverlapPersistentBackward", kOverlapPersistentBackward, "fitted",
      name_of(Reported::overlap_persistent_backward),
      "share of the elementwise stream (P, dS) the persistent kernels' backward hides behind its "

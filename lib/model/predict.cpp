@@ -399,10 +399,10 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   double cycles_total = plan.makespan_cycles;
   if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
   double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
-  if (o.deterministic && o.deterministic_by_share) {
-    compute_s /= factors::kCudnnDeterministicShare;
-    p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_share,
-                                          factors::kCudnnDeterministicShare));
+  if (o.cudnn_pinned_steps) {
+    compute_s *= 1 + factors::kCudnnPinnedStepCycles / p.tile_time_cycles;
+    p.factors.push_back(factors::reported(factors::Reported::cudnn_pinned_step_cycles,
+                                          factors::kCudnnPinnedStepCycles));
   }
   if (o.deterministic && o.single_tile_grid) {
     compute_s = std::max(compute_s, fa4_dq_chain_seconds(s, p));
@@ -645,7 +645,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
           per_cta));
     }
   }
-  if (o.deterministic && !o.deterministic_by_share) {
+  if (o.deterministic && !o.cudnn_pinned_steps) {
     // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
     // reach it before its first add (factors.hpp, kDeterministicWaitTiles).
     overhead += factors::kDeterministicWaitTiles * p.tile_time_cycles;

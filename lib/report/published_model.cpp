@@ -104,6 +104,13 @@ bool cudnn_fp8_backward_on_blackwell(std::string_view family, const PublishedFig
 // fits tensor memory): on the pair its held-out figures' median rises.
 constexpr std::int64_t kCudnnFp8OneCtaBackwardMaxHeaddim = 128;
 constexpr int kCudnnFp8TwoCtaBackwardMinVersion = 92200;
+// cuDNN's bf16 backward on Blackwell above this head dim runs its plain graph in the configuration
+// the frontend pins for its deterministic one (128 x 128 tiles, the "bprop warp" kernel, two
+// stages: cudnn-frontend scaled_dot_product_flash_attention.h, override_heuristics_query): the
+// record's deterministic figures there match the plain ones of the same run and shape (0.94-1.07,
+// 60 pairs at hd192/128 and hd256: GB200 and GB300 9.26, B300 9.24), where at hd64 and hd128 they
+// run at 0.75-0.92 of them (lib/model/NOTES.md, section 2af).
+constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
 
 // The cuDNN backend version the figure's source records ("cudnn_backend_version 92600" in its
 // software line), or 0.
@@ -157,11 +164,16 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.two_cta = (fa4_backward_on_blackwell && (default_two_cta || o.split_dq_backward)) ||
               (cudnn_fp8_backward && f.shape.headdim > kCudnnFp8OneCtaBackwardMaxHeaddim &&
                cudnn_backend_version(f) >= kCudnnFp8TwoCtaBackwardMinVersion);
-  // cuDNN's deterministic backward outside that fp8 routing: its plain kernel at a constant share
-  // (model::factors::kCudnnDeterministicShare), its GQA group reduction included.
-  o.deterministic_by_share = o.deterministic && is_cudnn(family) && !cudnn_fp8_backward;
+  // cuDNN's deterministic backward outside that fp8 routing, and its plain backward above hd128
+  // on Blackwell (the configuration the frontend pins for deterministic runs there, whose times
+  // the plain ones match): the plain kernel, its GQA group reduction included, plus a fixed time
+  // per tile step (model::factors::kCudnnPinnedStepCycles).
+  const bool cudnn_backward = is_cudnn(family) && f.pass == Pass::bwd && !cudnn_fp8_backward;
+  o.cudnn_pinned_steps =
+      cudnn_backward && (o.deterministic || (model::is_blackwell(gpu) &&
+                                             f.shape.headdim > kCudnnPlainPinnedAboveHeaddim));
   o.group_reduced_key_grads =
-      is_cudnn(family) && f.pass == Pass::bwd && (!o.deterministic || o.deterministic_by_share);
+      is_cudnn(family) && f.pass == Pass::bwd && (!o.deterministic || o.cudnn_pinned_steps);
   o.fixed_order_tiles = is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd;
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,

@@ -108,35 +108,64 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   EXPECT_FALSE(modeled_as(figure("b200", "fa4-deterministic", Pass::fwd), gpu("b200")).options);
 }
 
-// cuDNN's bf16 deterministic backward is its plain main kernel, GQA group reduction included, at
-// kCudnnDeterministicShare of the throughput, beside the plain launches (preprocessing, dQ
-// conversion, group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on
-// Blackwell (routed to its deterministic kernel) keeps that rule too.
-TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOneAtAShare) {
+// cuDNN's bf16 deterministic backward is its plain main kernel, GQA group reduction included, plus
+// kCudnnPinnedStepCycles a tile step, beside the plain launches (preprocessing, dQ conversion,
+// group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on Blackwell
+// (routed to its deterministic kernel) keeps that rule too.
+TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep) {
   PublishedFigure f = figure("gb200", "cudnn-deterministic", Pass::bwd);
   f.shape = AttnShape{.batch = 2, .heads_q = 64, .heads_kv = 8, .seqlen_q = 8192,
                       .seqlen_k = 8192, .headdim = 128, .headdim_v = 128, .causal = true};
   const auto det = modeled_as(f, gpu("gb200")).options;
   ASSERT_TRUE(det);
-  EXPECT_TRUE(det->deterministic && det->deterministic_by_share && det->group_reduced_key_grads);
+  EXPECT_TRUE(det->deterministic && det->cudnn_pinned_steps && det->group_reduced_key_grads);
   f.kernel = "cudnn";
   const auto plain = modeled_as(f, gpu("gb200")).options;
   ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->cudnn_pinned_steps);
   const auto p_det = model::predict(gpu("gb200"), f.shape, *det);
   const auto p_plain = model::predict(gpu("gb200"), f.shape, *plain);
   ASSERT_TRUE(p_det && p_plain);
-  EXPECT_NEAR(p_det->main_kernel_s,
-              p_plain->main_kernel_s / model::factors::kCudnnDeterministicShare, 1e-12);
+  EXPECT_EQ(p_det->tile_time_cycles, p_plain->tile_time_cycles);
+  const double per_step = 1 + model::factors::kCudnnPinnedStepCycles / p_plain->tile_time_cycles;
+  EXPECT_NEAR(p_det->main_kernel_s / (p_plain->main_kernel_s * per_step), 1, 1e-12);
   EXPECT_NEAR(p_det->time_s - p_det->main_kernel_s, p_plain->time_s - p_plain->main_kernel_s,
               1e-12);
   EXPECT_GT(p_det->time_s - p_det->main_kernel_s, 0);  // the launches beside it
 
   f.kernel = "fa4-deterministic";
-  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->deterministic_by_share);
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->cudnn_pinned_steps);
   f.kernel = "cudnn";
   f.shape.dtype = Dtype::fp8;
   const auto fp8 = modeled_as(f, gpu("gb200")).options;
-  EXPECT_TRUE(fp8->deterministic && !fp8->deterministic_by_share);
+  EXPECT_TRUE(fp8->deterministic && !fp8->cudnn_pinned_steps);
+}
+
+// Above hd128 on Blackwell cuDNN's plain bf16 backward runs the configuration its deterministic
+// graph is pinned to (their published times match), so it pays the same steps; not at hd128, not
+// on Hopper, not its forward.
+TEST(PublishedModel, CudnnPlainBackwardAboveHd128OnBlackwellPaysThePinnedSteps) {
+  PublishedFigure f = figure("gb300", "cudnn", Pass::bwd);
+  f.shape = AttnShape{.batch = 2, .heads_q = 64, .heads_kv = 64, .seqlen_q = 8192,
+                      .seqlen_k = 8192, .headdim = 192, .headdim_v = 128};
+  const auto plain = modeled_as(f, gpu("gb300")).options;
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->cudnn_pinned_steps && !plain->deterministic);
+  f.kernel = "cudnn-deterministic";
+  const auto det = modeled_as(f, gpu("gb300")).options;
+  ASSERT_TRUE(det);
+  const auto p_det = model::predict(gpu("gb300"), f.shape, *det);
+  const auto p_plain = model::predict(gpu("gb300"), f.shape, *plain);
+  ASSERT_TRUE(p_det && p_plain);
+  EXPECT_NEAR(p_det->time_s / p_plain->time_s, 1, 1e-12);
+
+  f.kernel = "cudnn";
+  f.shape.headdim = f.shape.headdim_v = 128;
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_pinned_steps);
+  f.shape.headdim = 192;
+  EXPECT_FALSE(modeled_as(f, gpu("h200")).options->cudnn_pinned_steps);
+  f.pass = Pass::fwd;
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_pinned_steps);
 }
 
 // From cuDNN 9.22 its fp8 backward on Blackwell at hd192/128 runs on the 2-CTA pair (as FA4's must
