@@ -387,7 +387,10 @@ inline constexpr double kFa4BackwardSeparateColumnsOverlap = 0.4;
 // deterministic backward is priced by kCudnnPinnedStepCycles instead. Refitted to FA4's 36
 // fit-role deterministic bf16 figures without a window (GB200, GB300) where their median signed
 // error crosses zero (+1.5% at 2, +0.2% at 3, -1.1% at 4; 4 before the backward's side launches
-// and FA4's single-tile grid were modeled, lib/model/NOTES.md 2x).
+// and FA4's single-tile grid were modeled, lib/model/NOTES.md 2x). A CTA waits no longer than its
+// key block walks query blocks (its predecessor adds the block they share after walking as many:
+// two under gpt-oss's 128-key window), which binds under a window and for the shortest causal
+// sequences only (section 2ah).
 inline constexpr double kDeterministicWaitTiles = 3;
 // FA4's deterministic backward orders each query block's dQ adds with a semaphore: a key block
 // adds after the block above it has added and released (flash_bwd_sm100.py,
@@ -398,10 +401,11 @@ inline constexpr double kDeterministicWaitTiles = 3;
 // section (kFa4BackwardL2SectionBytes) chain at once: the kernel lasts at least CTAs x link /
 // heads per section. Seconds per link. Fitted to the record's 4 fit-role FA4 deterministic
 // windowed figures (s4096, s16384 on GB200, GB300) in steps of 0.1 us where their median signed
-// error crosses zero (+3.0% at 0.8 us, -2.8% at 0.9 us); without it the model had the windowed
-// figures up to 6x too fast (+495% at s32768): they fall as 1/s where the plain kernel holds
-// 142-157 TFLOP/s.
-inline constexpr double kFa4DqChainLinkSeconds = 0.9e-6;
+// error crosses zero (+3.0% at 0.8 us, -2.8% at 0.9 us; refitted when the chain's wait was capped
+// by the query blocks a key block walks, section 2ah: +3.1% at 0.9 us, -1.7% at 1.0 us); without
+// it the model had the windowed figures up to 6x too fast (+495% at s32768): they fall as 1/s
+// where the plain kernel holds 142-157 TFLOP/s.
+inline constexpr double kFa4DqChainLinkSeconds = 1.0e-6;
 // FA4's deterministic backward groups heads into sections that fit this many bytes of Q, dO and
 // the float32 dQ accumulator (flash_attn/cute/tile_scheduler.py, SingleTileLPTBwdScheduler:
 // size_l2 = 50 MiB; the heads per section, a power of two, floor(log2(size_l2 / bytes per head)),

@@ -57,6 +57,14 @@ double backward_blocks(const AttnShape& s, Tile t, double key0) {
   return std::floor(last_row / t.m) - std::floor(first_row / t.m) + 1;
 }
 
+// Query blocks a backward CTA walks, over the key blocks of one head on average.
+double mean_backward_blocks(const AttnShape& s, Tile t) {
+  const double key_blocks = ceil_div(double(s.seqlen_k), t.n);
+  double walked = 0;
+  for (double k = 0; k < key_blocks; ++k) walked += backward_blocks(s, t, k * t.n);
+  return walked / key_blocks;
+}
+
 struct Schedule {
   double ctas = 0;
   double tiles = 0;
@@ -647,10 +655,14 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   }
   if (o.deterministic && !o.cudnn_pinned_steps) {
     // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
-    // reach it before its first add (factors.hpp, kDeterministicWaitTiles).
-    overhead += factors::kDeterministicWaitTiles * p.tile_time_cycles;
-    p.factors.push_back(factors::reported(factors::Reported::deterministic_wait_tiles,
-                                          factors::kDeterministicWaitTiles));
+    // reach it before its first add (factors.hpp, kDeterministicWaitTiles), and no longer than
+    // its predecessor walks before it adds the query block they share (two under a window of a
+    // block's keys).
+    const double wait_tiles =
+        std::min(factors::kDeterministicWaitTiles, mean_backward_blocks(s, p.tile));
+    overhead += wait_tiles * p.tile_time_cycles;
+    p.factors.push_back(
+        factors::reported(factors::Reported::deterministic_wait_tiles, wait_tiles));
   }
   schedule_fused(gpu, s, o, p, overhead);
   return p;

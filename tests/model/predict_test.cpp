@@ -316,6 +316,28 @@ TEST(Predict, Fa4DeterministicDqChainBoundsItsWindowedBackward) {
   EXPECT_GT(causal.main_kernel_s, 2 * causal.ctas * factors::kFa4DqChainLinkSeconds / 2);
 }
 
+// A deterministic backward's CTA waits for the dQ chain no longer than its key block walks query
+// blocks (kDeterministicWaitTiles at most): under a 128-key window a key block of 128 walks two
+// (the last one, one), without a window the rule's three tiles.
+TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
+  Options o;
+  o.pass = Pass::bwd;
+  o.deterministic = o.single_tile_grid = true;
+  const auto wait_tiles = [](const Prediction& p) {
+    for (const auto& f : p.factors)
+      if (f.name == factors::text_of(factors::Reported::deterministic_wait_tiles).name)
+        return f.value;
+    return -1.0;
+  };
+  AttnShape s = square(2, 128, 2048, 64, true);
+  s.window = 128;
+  const Prediction windowed = run("gb200", Algorithm::fa4, s, o);
+  const double key_blocks = 2048.0 / windowed.tile.n;
+  EXPECT_DOUBLE_EQ(wait_tiles(windowed), (2 * (key_blocks - 1) + 1) / key_blocks);
+  EXPECT_DOUBLE_EQ(wait_tiles(run("gb200", Algorithm::fa4, square(2, 128, 2048, 64, true), o)),
+                   factors::kDeterministicWaitTiles);
+}
+
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {
   AttnShape gqa = square(2, 32, 4096, 128);
   gqa.heads_kv = 8;
