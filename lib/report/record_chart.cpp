@@ -20,7 +20,8 @@ struct GpuPoints {
 
 Series line(std::string name, SeriesStyle style, std::string colour, double low, double high,
             double scale) {
-  return {std::move(name), style, std::move(colour), {{low, low * scale}, {high, high * scale}}};
+  return {std::move(name), style, std::move(colour),
+          {{low, low * scale, ""}, {high, high * scale, ""}}};
 }
 
 }  // namespace
