@@ -414,22 +414,22 @@ inline constexpr double kFa4BackwardL2SectionBytes = 50.0 * 1024 * 1024;
 // cuDNN's deterministic backward (bf16, fp16) pays a fixed time per tile step beyond its plain
 // kernel (Options::cudnn_pinned_steps), whatever the head dim: on Blackwell the frontend pins the
 // deterministic graph to one configuration, 128 x 128 tiles, the "bprop warp" kernel and two
-// pipeline stages (cudnn-frontend scaled_dot_product_flash_attention.h,
-// override_heuristics_query), where the plain graph takes the heuristics' choice; the record
-// cannot tell the two stages' exposed loads from the ordered dQ adds. Its throughput over the
-// plain kernel's in the same runs (GB200, GB300 9.26; B300 9.24) holds with the length within a
-// head dim: 0.75-0.79 at hd64, 0.80-0.92 at hd128 (about 880 and 750 cycles on the model's tiles
-// of 2944 and 4599 cycles), and 0.94-1.07 above hd128 (60 pairs), where the plain graph runs the
-// same configuration: there the model's plain kernel ran 1-20% faster than published at
-// s2048-8192 (36 figures on GB200, GB300 and B300, median +6.6%) while its deterministic one,
-// priced at a share, did not, so the plain backward above hd128 on Blackwell pays the same steps. Cycles per tile step: the kernel's
-// time scaled by (tile + this) / tile. Fitted to the record's 77 fit-role figures it moves
-// (cuDNN's bf16 deterministic backward on GB200, GB300, B300 and H200; its plain backward above
-// hd128 on Blackwell) in steps of 100 cycles where their median signed error crosses zero (+1.4%
-// at 400, -0.6% at 500): below the pairs' 750-880, which the hd192/128 and hd256 figures pull
-// down. It replaced a constant share of the plain throughput (0.925, section 2l), which left
-// cuDNN's deterministic hd64 under the 128-key window 22-28% too fast and its plain backward
-// above hd128 up to 29% (lib/model/NOTES.md, section 2af).
+// pipeline stages (cudnn-frontend scaled_dot_product_flash_attention.h, override_heuristics_query),
+// where the plain graph takes the heuristics' choice; the record cannot tell the two stages'
+// exposed loads from the ordered dQ adds. Its throughput over the plain kernel's in the same runs
+// (GB200, GB300 9.26; B300 9.24) holds with the length within a head dim: 0.75-0.79 at hd64,
+// 0.80-0.92 at hd128 (about 880 and 750 cycles on the model's tiles of 2944 and 4599 cycles), and
+// 0.94-1.07 above hd128 (60 pairs), where the plain graph runs the same configuration: there the
+// model's plain kernel ran 1-20% faster than published at s2048-8192 (36 figures on GB200, GB300
+// and B300, median +6.6%) while its deterministic one, priced at a share, did not, so the plain
+// backward above hd128 on Blackwell pays the same steps. Cycles per tile step: the kernel's time
+// scaled by (tile + this) / tile. Fitted to the record's 77 fit-role figures it moves (cuDNN's bf16
+// deterministic backward on GB200, GB300, B300 and H200; its plain backward above hd128 on
+// Blackwell) in steps of 100 cycles where their median signed error crosses zero (+1.4% at 400,
+// -0.6% at 500): below the pairs' 750-880, which the hd192/128 and hd256 figures pull down. It
+// replaced a constant share of the plain throughput (0.925, section 2l), which left cuDNN's
+// deterministic hd64 under the 128-key window 22-28% too fast and its plain backward above hd128 up
+// to 29% (lib/model/NOTES.md, section 2af).
 inline constexpr double kCudnnPinnedStepCycles = 500;
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
