@@ -35,7 +35,7 @@ bool kept(const std::vector<std::string>& wanted, const std::string& value) {
 // "fa4 2-CTA single-tile grid deterministic": the model's configuration for the figure (the
 // model::Options a published kernel sets, report/published_model.cpp; the group reduction where
 // the shape has groups, the fixed tile order where a causal mask makes the tiles unequal; cuDNN's
-// pinned configuration, its fixed time per tile step).
+// fixed time per tile step, its deterministic configuration's).
 std::string options_text(const model::Options& o, const AttnShape& s) {
   std::string text{model::to_string(o.algorithm)};
   for (auto [set, name] :
@@ -45,7 +45,7 @@ std::string options_text(const model::Options& o, const AttnShape& s) {
         std::pair{o.fixed_order_tiles && s.causal, " fixed tile order"},
         std::pair{o.group_reduced_key_grads && s.heads_q != s.heads_kv, " group-reduced dK dV"},
         std::pair{o.deterministic, " deterministic"},
-        std::pair{o.cudnn_pinned_steps, " pinned configuration"}})
+        std::pair{o.cudnn_deterministic_steps, " fixed step cost"}})
     if (set) text += name;
   return text;
 }

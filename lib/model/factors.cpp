@@ -12,7 +12,7 @@ constexpr std::string_view kRecordFit =
     "the published record's \"fit\" figures on Blackwell (cuDNN and FA4; data/published/record)";
 constexpr std::string_view kRecordDeterministicFit =
     "the published record's \"fit\" figures of deterministic backward passes (cuDNN, FA4)";
-constexpr std::string_view kRecordCudnnPinnedFit =
+constexpr std::string_view kRecordCudnnDeterministicStepFit =
     "the published record's \"fit\" bf16 figures of cuDNN's deterministic backward and of its "
     "plain backward above hd128 on Blackwell";
 constexpr std::string_view kRecordForwardFit =
@@ -80,9 +80,10 @@ constexpr ReportedText kReported[] = {
     {Reported::deterministic_wait_tiles, "deterministic_wait_tiles",
      "tile times each backward CTA waits for the fixed-order dQ chain to reach it",
      kRecordDeterministicFit},
-    {Reported::cudnn_pinned_step_cycles, "cudnn_pinned_step_cycles",
-     "cycles per tile step cuDNN's deterministic configuration pays beyond its plain kernel",
-     kRecordCudnnPinnedFit},
+    {Reported::cudnn_deterministic_step_cycles, "cudnn_deterministic_step_cycles",
+     "cycles per tile step cuDNN's deterministic backward (and on Blackwell its plain one above "
+     "hd128) pays beyond the plain kernel's tiles",
+     kRecordCudnnDeterministicStepFit},
     {Reported::fa2_backward_rereads, "fa2_backward_rereads",
      "times FA2's backward warp grids read each shared operand byte", ""},
     {Reported::fa2_backward_ldmatrix_share, "fa2_backward_ldmatrix_share",
@@ -241,8 +242,8 @@ const Constant kConstants[] = {
      name_of(Reported::deterministic_wait_tiles),
      "tile times each CTA of a deterministic backward pass waits for the fixed-order dQ chain; "
      "fitted to the record's fit figures of deterministic backward passes"},
-    {"kCudnnPinnedStepCycles", kCudnnPinnedStepCycles, "fitted",
-     name_of(Reported::cudnn_pinned_step_cycles),
+    {"kCudnnDeterministicStepCycles", kCudnnDeterministicStepCycles, "fitted",
+     name_of(Reported::cudnn_deterministic_step_cycles),
      "cycles per tile step cuDNN's bf16/fp16 deterministic configuration pays beyond its plain "
      "kernel (its plain backward above hd128 on Blackwell too); fitted to the record's fit "
      "figures of both"},

@@ -384,7 +384,7 @@ inline constexpr double kFa4BackwardSeparateColumnsOverlap = 0.4;
 // of deterministic backward passes (cuDNN on GB200, GB300, B300, H200; FA4 on GB200). FA4's cost
 // falls with the sequence as this rule does (-26% at 2k, -5% at 32k on GB200); cuDNN's stays
 // near 12% on GB200 and near none on B300, which one rule cannot follow: cuDNN's bf16 and fp16
-// deterministic backward is priced by kCudnnPinnedStepCycles instead. Refitted to FA4's 36
+// deterministic backward is priced by kCudnnDeterministicStepCycles instead. Refitted to FA4's 36
 // fit-role deterministic bf16 figures without a window (GB200, GB300) where their median signed
 // error crosses zero (+1.5% at 2, +0.2% at 3, -1.1% at 4; 4 before the backward's side launches
 // and FA4's single-tile grid were modeled, lib/model/NOTES.md 2x). A CTA waits no longer than its
@@ -412,25 +412,28 @@ inline constexpr double kFa4DqChainLinkSeconds = 1.0e-6;
 // one where a head is larger; the accumulator counted since PR 2390, 5c7711e, 2026-03-25). Counted.
 inline constexpr double kFa4BackwardL2SectionBytes = 50.0 * 1024 * 1024;
 // cuDNN's deterministic backward (bf16, fp16) pays a fixed time per tile step beyond its plain
-// kernel (Options::cudnn_pinned_steps), whatever the head dim: on Blackwell the frontend pins the
-// deterministic graph to one configuration, 128 x 128 tiles, the "bprop warp" kernel and two
-// pipeline stages (cudnn-frontend scaled_dot_product_flash_attention.h, override_heuristics_query),
-// where the plain graph takes the heuristics' choice; the record cannot tell the two stages'
-// exposed loads from the ordered dQ adds. Its throughput over the plain kernel's in the same runs
-// (GB200, GB300 9.26; B300 9.24) holds with the length within a head dim: 0.75-0.79 at hd64,
-// 0.80-0.92 at hd128 (about 880 and 750 cycles on the model's tiles of 2944 and 4599 cycles), and
-// 0.94-1.07 above hd128 (60 pairs), where the plain graph runs the same configuration: there the
-// model's plain kernel ran 1-20% faster than published at s2048-8192 (36 figures on GB200, GB300
-// and B300, median +6.6%) while its deterministic one, priced at a share, did not, so the plain
-// backward above hd128 on Blackwell pays the same steps. Cycles per tile step: the kernel's time
-// scaled by (tile + this) / tile. Fitted to the record's 77 fit-role figures it moves (cuDNN's bf16
-// deterministic backward on GB200, GB300, B300 and H200; its plain backward above hd128 on
-// Blackwell) in steps of 100 cycles where their median signed error crosses zero (+1.4% at 400,
-// -0.6% at 500): below the pairs' 750-880, which the hd192/128 and hd256 figures pull down. It
-// replaced a constant share of the plain throughput (0.925, section 2l), which left cuDNN's
-// deterministic hd64 under the 128-key window 22-28% too fast and its plain backward above hd128 up
-// to 29% (lib/model/NOTES.md, section 2af).
-inline constexpr double kCudnnPinnedStepCycles = 500;
+// kernel (Options::cudnn_deterministic_steps). On Blackwell the frontend pins the deterministic
+// graph to one configuration, 128 x 128 tiles, the "bprop warp" kernel and two pipeline stages
+// (cudnn-frontend scaled_dot_product_flash_attention.h, override_heuristics_query), where the plain
+// graph takes the heuristics' choice; the record cannot tell the two stages' exposed loads from the
+// ordered dQ adds. Its throughput over the plain kernel's in the same runs (GB200, GB300 9.26; B300
+// 9.24) holds with the length within a head dim: 0.75-0.79 at hd64, 0.80-0.92 at hd128 (about 880
+// and 750 cycles on the model's tiles of 2944 and 4599 cycles), and 0.94-1.07 above hd128 (60
+// pairs), where the plain graph runs the same configuration: there the model's plain kernel ran
+// 1-20% faster than published at s2048-8192 (36 figures on GB200, GB300 and B300, median +6.6%)
+// while its deterministic one, priced at a share, did not, so the plain backward above hd128 on
+// Blackwell pays the same steps. On Hopper, where nothing is pinned, the lent H200 gives 0.89-0.92
+// at hd128 and 0.88 at hd192/128, near this rule, but 0.63 at hd64 and 0.71 at hd256, which it does
+// not reach (data/measurements/kernels/2026-11-29-h200-cudnn-deterministic.txt; the record's Hopper
+// figures are hd192/128). Cycles per tile step: the kernel's time scaled by (tile + this) / tile.
+// Fitted to the record's 77 fit-role figures it moves (cuDNN's bf16 deterministic backward on
+// GB200, GB300, B300 and H200; its plain backward above hd128 on Blackwell) in steps of 100 cycles
+// where their median signed error crosses zero (+1.4% at 400, -0.6% at 500): below the pairs'
+// 750-880, which the hd192/128 and hd256 figures pull down. It replaced a constant share of the
+// plain throughput (0.925, section 2l), which left cuDNN's deterministic hd64 under the 128-key
+// window 22-29% too fast and its plain backward above hd128 up to 29% (lib/model/NOTES.md, section
+// 2af).
+inline constexpr double kCudnnDeterministicStepCycles = 500;
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
 // fluid bound (list scheduling).
@@ -489,7 +492,7 @@ enum class Reported {
   tile_overhead_cycles,            // kHopperPersistentTileOverheadCycles
   blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
   deterministic_wait_tiles,        // kDeterministicWaitTiles
-  cudnn_pinned_step_cycles,        // kCudnnPinnedStepCycles
+  cudnn_deterministic_step_cycles,        // kCudnnDeterministicStepCycles
   fa2_backward_rereads,            // kFa2BackwardWarpGridRereads
   fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare
   key_block_io_exposure,           // kBackwardKeyBlockIoExposure

@@ -50,11 +50,11 @@ struct Options {
   // block's CTA waits for the one before (factors.hpp, kDeterministicWaitTiles).
   bool deterministic = false;
   // Backward: the plain kernel plus a fixed time per tile step (factors.hpp,
-  // kCudnnPinnedStepCycles) instead of the chained waits: cuDNN's bf16 and fp16 deterministic
-  // backward, whose cost on the published record stays about constant over the sequence where
-  // FA4's falls, and its plain backward above hd128 on Blackwell, which runs the same pinned
-  // configuration.
-  bool cudnn_pinned_steps = false;
+  // kCudnnDeterministicStepCycles) instead of the chained waits: cuDNN's bf16 and fp16
+  // deterministic backward, whose cost on the published record stays about constant over the
+  // sequence where FA4's falls, and its plain backward above hd128 on Blackwell, which runs the
+  // configuration the frontend pins for deterministic runs there.
+  bool cudnn_deterministic_steps = false;
   // fa3 backward on Hopper: the lab's own kernel (lib/kernels/fa3/fa3_bwd.cu), with its dQ adds,
   // instead of the published design the model's fa3 stands for by default: its two passes above
   // hd128, its warpgroups' waits on each query block, its key blocks' exposed K/V loads and dK/dV

@@ -58,7 +58,7 @@ double backward_blocks(const AttnShape& s, Tile t, double key0) {
 }
 
 // Query blocks a backward CTA walks, over the key blocks of one head on average.
-double mean_backward_blocks(const AttnShape& s, Tile t) {
+double mean_query_blocks_per_key_block(const AttnShape& s, Tile t) {
   const double key_blocks = ceil_div(double(s.seqlen_k), t.n);
   double walked = 0;
   for (double k = 0; k < key_blocks; ++k) walked += backward_blocks(s, t, k * t.n);
@@ -407,10 +407,10 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   double cycles_total = plan.makespan_cycles;
   if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
   double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
-  if (o.cudnn_pinned_steps) {
-    compute_s *= 1 + factors::kCudnnPinnedStepCycles / p.tile_time_cycles;
-    p.factors.push_back(factors::reported(factors::Reported::cudnn_pinned_step_cycles,
-                                          factors::kCudnnPinnedStepCycles));
+  if (o.cudnn_deterministic_steps) {
+    compute_s *= 1 + factors::kCudnnDeterministicStepCycles / p.tile_time_cycles;
+    p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_step_cycles,
+                                          factors::kCudnnDeterministicStepCycles));
   }
   if (o.deterministic && o.single_tile_grid) {
     compute_s = std::max(compute_s, fa4_dq_chain_seconds(s, p));
@@ -653,13 +653,13 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
           per_cta));
     }
   }
-  if (o.deterministic && !o.cudnn_pinned_steps) {
+  if (o.deterministic && !o.cudnn_deterministic_steps) {
     // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
     // reach it before its first add (factors.hpp, kDeterministicWaitTiles), and no longer than
     // its predecessor walks before it adds the query block they share (two under a window of a
     // block's keys).
     const double wait_tiles =
-        std::min(factors::kDeterministicWaitTiles, mean_backward_blocks(s, p.tile));
+        std::min(factors::kDeterministicWaitTiles, mean_query_blocks_per_key_block(s, p.tile));
     overhead += wait_tiles * p.tile_time_cycles;
     p.factors.push_back(
         factors::reported(factors::Reported::deterministic_wait_tiles, wait_tiles));
@@ -680,6 +680,8 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
     return Error{
         "deterministic mode orders the backward pass's dQ sums of fa2, fa3 and fa4: use it "
         "with --pass bwd and --kernel fa2, fa3 or fa4"};
+  if (o.cudnn_deterministic_steps && o.pass != Pass::bwd)
+    return Error{"cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};
   if (o.deterministic && o.algorithm == Algorithm::fa2 && !is_hopper(gpu))
     return Error{fmt::format(
         "deterministic fa2 is modeled on Hopper only (our fa2_bwd_deterministic's dQ slots); {} "

@@ -104,7 +104,7 @@ bool cudnn_fp8_backward_on_blackwell(std::string_view family, const PublishedFig
 // fits tensor memory): on the pair its held-out figures' median rises.
 constexpr std::int64_t kCudnnFp8OneCtaBackwardMaxHeaddim = 128;
 constexpr int kCudnnFp8TwoCtaBackwardMinVersion = 92200;
-// cuDNN's bf16 backward on Blackwell above this head dim runs its plain graph in the configuration
+// cuDNN's bf16/fp16 backward on Blackwell above this head dim runs its plain graph in the configuration
 // the frontend pins for its deterministic one (128 x 128 tiles, the "bprop warp" kernel, two
 // stages: cudnn-frontend scaled_dot_product_flash_attention.h, override_heuristics_query): the
 // record's deterministic figures there match the plain ones of the same run and shape (0.94-1.07,
@@ -167,13 +167,12 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   // cuDNN's deterministic backward outside that fp8 routing, and its plain backward above hd128
   // on Blackwell (the configuration the frontend pins for deterministic runs there, whose times
   // the plain ones match): the plain kernel, its GQA group reduction included, plus a fixed time
-  // per tile step (model::factors::kCudnnPinnedStepCycles).
+  // per tile step (model::factors::kCudnnDeterministicStepCycles).
   const bool cudnn_backward = is_cudnn(family) && f.pass == Pass::bwd && !cudnn_fp8_backward;
-  o.cudnn_pinned_steps =
-      cudnn_backward && (o.deterministic || (model::is_blackwell(gpu) &&
-                                             f.shape.headdim > kCudnnPlainPinnedAboveHeaddim));
-  o.group_reduced_key_grads =
-      is_cudnn(family) && f.pass == Pass::bwd && (!o.deterministic || o.cudnn_pinned_steps);
+  const bool plain_pinned = model::is_blackwell(gpu) && f.shape.dtype != Dtype::fp8 &&
+                            f.shape.headdim > kCudnnPlainPinnedAboveHeaddim;
+  o.cudnn_deterministic_steps = cudnn_backward && (o.deterministic || plain_pinned);
+  o.group_reduced_key_grads = cudnn_backward;
   o.fixed_order_tiles = is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd;
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,

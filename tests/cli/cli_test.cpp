@@ -136,9 +136,9 @@ TEST_F(Cli, PublishedListsTheRecordWithThePredictionBesideEachFigure) {
   EXPECT_NE(hopper.out.find("\"modeled as\": \"fa3 fixed tile order\""), std::string::npos);
   const Outcome gb300 = run("published --gpu gb300 --json");
   ASSERT_EQ(gb300.code, 0) << gb300.err;
-  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 deterministic pinned configuration\""),
+  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 deterministic fixed step cost\""),
             std::string::npos);
-  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 pinned configuration\""), std::string::npos);
+  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 fixed step cost\""), std::string::npos);
   const Outcome none = run("published --gpu no-such-gpu");
   EXPECT_EQ(none.code, 1);
   EXPECT_NE(none.err.find("error: no published figure"), std::string::npos) << none.err;

@@ -318,7 +318,8 @@ TEST(Predict, Fa4DeterministicDqChainBoundsItsWindowedBackward) {
 
 // A deterministic backward's CTA waits for the dQ chain no longer than its key block walks query
 // blocks (kDeterministicWaitTiles at most): under a 128-key window a key block of 128 walks two
-// (the last one, one), without a window the rule's three tiles.
+// (the last one, one); causal at four query blocks, 2.5 on average; without a window at s2048 the
+// rule's three tiles. The value reported is the one each CTA's overhead takes.
 TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
   Options o;
   o.pass = Pass::bwd;
@@ -332,10 +333,29 @@ TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
   AttnShape s = square(2, 128, 2048, 64, true);
   s.window = 128;
   const Prediction windowed = run("gb200", Algorithm::fa4, s, o);
+  ASSERT_EQ(windowed.tile.m, 128);
+  ASSERT_EQ(windowed.tile.n, 128);
   const double key_blocks = 2048.0 / windowed.tile.n;
   EXPECT_DOUBLE_EQ(wait_tiles(windowed), (2 * (key_blocks - 1) + 1) / key_blocks);
+  const Prediction short_causal = run("gb200", Algorithm::fa4, square(2, 128, 512, 64, true), o);
+  ASSERT_EQ(short_causal.tile.m, 128);
+  EXPECT_DOUBLE_EQ(wait_tiles(short_causal), (4 + 3 + 2 + 1) / 4.0);
   EXPECT_DOUBLE_EQ(wait_tiles(run("gb200", Algorithm::fa4, square(2, 128, 2048, 64, true), o)),
                    factors::kDeterministicWaitTiles);
+  Options plain = o;
+  plain.deterministic = false;
+  EXPECT_GT(short_causal.main_kernel_s,
+            run("gb200", Algorithm::fa4, square(2, 128, 512, 64, true), plain).main_kernel_s);
+}
+
+// cuDNN's fixed time per tile step prices its backward pass alone.
+TEST(Predict, CudnnDeterministicStepsAreABackwardOption) {
+  Options o;
+  o.algorithm = Algorithm::fa4;
+  o.cudnn_deterministic_steps = true;
+  EXPECT_FALSE(predict(gpu("gb200"), square(2, 16, 4096, 128), o).ok());
+  o.pass = Pass::bwd;
+  EXPECT_TRUE(predict(gpu("gb200"), square(2, 16, 4096, 128), o).ok());
 }
 
 TEST(Predict, GqaKeepsFlopsAndCutsBytes) {

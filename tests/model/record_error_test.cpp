@@ -1,14 +1,15 @@
 // The model against the published record's held-out figures (data/published/record), per GPU
 // family and pass, fp8 apart: the median |error| and the worst |error| each within a bound. The
 // targets are 7% (median) and 20% (worst); where the model reaches a target the bound is the
-// target, where it does not the bound is what it reached (rounded up), so that a later change
-// cannot make it worse unnoticed. Figures whose data file names an "outside_bounds" reason (the
+// target, where it does not the bound is what it reached (rounded up), and the figures beyond 20%
+// are held to their count, so that a later change cannot make either worse unnoticed. Figures whose data file names an "outside_bounds" reason (the
 // B200 CSV's PyTorch-path series, FA4's non-causal GB200 forward, FA4's unmerged hd256 forward)
 // are left out; sliding-window figures are counted in their groups. Why the misses miss:
 // lib/model/NOTES.md, lib/model/factors.hpp and the report's record tables (cuDNN 9.13's short
 // backward on B200, Blackwell Ultra's cuDNN, H200's causal fp8 backward, deterministic cuDNN).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -27,21 +28,22 @@ struct Bound {
   double median;  // percent
   double worst;   // percent
   int count;      // held-out figures in the group
+  int above;      // of them, at most this many beyond the worst target (20%)
 };
 
 // (family, pass, fp8) -> the bound held; a target where reached.
 const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
-    {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 11}},
-    {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6}},
+    {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 11, 0}},
+    {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6, 0}},
     // Met since the per-key-block fill (lib/model/NOTES.md, section 2g): 5.8% / 18.0%; 5.4% /
     // 14.4% since cuDNN's deterministic share (section 2l); 5.8% / 10.9% since FA3's hd192 and
     // hd256 backward tiles (section 2p); 4.5% / 9.1% since cuDNN's deterministic backward pays a
     // fixed time per tile step in place of that share (section 2af; 13.0% before it).
-    {{"Hopper", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 11}},
+    {{"Hopper", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 11, 0}},
     // Worst missed: H200's causal fp8 backward at s8192, s32768 (+47%, +91%; +80.5% before 2g).
     // Median 6.5% -> 7.6% when cudnn-frontend's figures lost the host-call term their benchmark
     // does not time (section 2ac: its s2048 causal figure +6.5% -> +8.7%, one of six).
-    {{"Hopper", Pass::bwd, true}, {8, 92, 6}},
+    {{"Hopper", Pass::bwd, true}, {8, 92, 6, 2}},
     // Blackwell, targets missed. Before cudnn-frontend's 9.26 runs on GB300 and GB200
     // (cudnn-frontend-gb300-926.json, -gb200-926.json; lib/model/NOTES.md, section 2r) the bounds
     // were: forward 7 / 31 (62 figures), fp8 forward 11.5 / 39 (41), backward 7 / 61 (76), fp8
@@ -62,8 +64,8 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // kernel-timed figures and with the longest-first tail (section 2ac) the median fell to 4.9%
     // and the misses above 20% to 5, while FA4's hd256 forward at s2048 rose to +272.6% (the call
     // term had stood in for part of its unexplained cost); fp8 13.4% / 38.7% -> 10.8% / 31.1%.
-    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 273, 173}},
-    {{"Blackwell", Pass::fwd, true}, {11, 32, 83}},
+    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 273, 173, 6}},
+    {{"Blackwell", Pass::fwd, true}, {11, 32, 83, 19}},
     // The bf16 backward's median met since FA4's hd192/128 backward waits for its shared tensor
     // memory columns (9.5% before; section 2w). Its worst fell from 494.8% to 170.6% (FA4's split
     // hd256 kernels at s2048 causal) and its misses above 20% from 56 to 24 when the launches
@@ -73,8 +75,8 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // 2af (cuDNN's pinned configuration: its deterministic backward, and its plain one above
     // hd128, a fixed time per tile step): 6.2% / 182.8%, misses above 20% 25 -> 12; 10 since the
     // deterministic chain's wait is capped by the query blocks a key block walks (section 2ah).
-    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 183, 310}},
-    {{"Blackwell", Pass::bwd, true}, {10.5, 47, 137}},
+    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, 183, 310, 10}},
+    {{"Blackwell", Pass::bwd, true}, {10.5, 47, 137, 31}},
 };
 
 TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
@@ -99,6 +101,10 @@ TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
     EXPECT_LE(e.median_abs_percent, bound->second.median) << what;
     EXPECT_LE(std::abs(e.worst_percent), bound->second.worst)
         << what << ": " << e.worst->figure->kernel << " " << describe(e.worst->figure->shape);
+    const auto above = std::count_if(rows.begin(), rows.end(), [](const FigureVsModel* c) {
+      return std::abs(c->error_percent()) > kTargetWorst;
+    });
+    EXPECT_LE(above, bound->second.above) << what;
   }
 }
 

@@ -109,7 +109,7 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
 }
 
 // cuDNN's bf16 deterministic backward is its plain main kernel, GQA group reduction included, plus
-// kCudnnPinnedStepCycles a tile step, beside the plain launches (preprocessing, dQ conversion,
+// kCudnnDeterministicStepCycles a tile step, beside the plain launches (preprocessing, dQ conversion,
 // group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on Blackwell
 // (routed to its deterministic kernel) keeps that rule too.
 TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep) {
@@ -118,39 +118,39 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep)
                       .seqlen_k = 8192, .headdim = 128, .headdim_v = 128, .causal = true};
   const auto det = modeled_as(f, gpu("gb200")).options;
   ASSERT_TRUE(det);
-  EXPECT_TRUE(det->deterministic && det->cudnn_pinned_steps && det->group_reduced_key_grads);
+  EXPECT_TRUE(det->deterministic && det->cudnn_deterministic_steps && det->group_reduced_key_grads);
   f.kernel = "cudnn";
   const auto plain = modeled_as(f, gpu("gb200")).options;
   ASSERT_TRUE(plain);
-  EXPECT_FALSE(plain->cudnn_pinned_steps);
+  EXPECT_FALSE(plain->cudnn_deterministic_steps);
   const auto p_det = model::predict(gpu("gb200"), f.shape, *det);
   const auto p_plain = model::predict(gpu("gb200"), f.shape, *plain);
   ASSERT_TRUE(p_det && p_plain);
   EXPECT_EQ(p_det->tile_time_cycles, p_plain->tile_time_cycles);
-  const double per_step = 1 + model::factors::kCudnnPinnedStepCycles / p_plain->tile_time_cycles;
+  const double per_step = 1 + model::factors::kCudnnDeterministicStepCycles / p_plain->tile_time_cycles;
   EXPECT_NEAR(p_det->main_kernel_s / (p_plain->main_kernel_s * per_step), 1, 1e-12);
   EXPECT_NEAR(p_det->time_s - p_det->main_kernel_s, p_plain->time_s - p_plain->main_kernel_s,
               1e-12);
   EXPECT_GT(p_det->time_s - p_det->main_kernel_s, 0);  // the launches beside it
 
   f.kernel = "fa4-deterministic";
-  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->cudnn_pinned_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->cudnn_deterministic_steps);
   f.kernel = "cudnn";
   f.shape.dtype = Dtype::fp8;
   const auto fp8 = modeled_as(f, gpu("gb200")).options;
-  EXPECT_TRUE(fp8->deterministic && !fp8->cudnn_pinned_steps);
+  EXPECT_TRUE(fp8->deterministic && !fp8->cudnn_deterministic_steps);
 }
 
 // Above hd128 on Blackwell cuDNN's plain bf16 backward runs the configuration its deterministic
 // graph is pinned to (their published times match), so it pays the same steps; not at hd128, not
-// on Hopper, not its forward.
-TEST(PublishedModel, CudnnPlainBackwardAboveHd128OnBlackwellPaysThePinnedSteps) {
+// its fp8 kernels, not on Hopper, not its forward.
+TEST(PublishedModel, CudnnPlainBackwardAboveHd128OnBlackwellPaysTheDeterministicSteps) {
   PublishedFigure f = figure("gb300", "cudnn", Pass::bwd);
   f.shape = AttnShape{.batch = 2, .heads_q = 64, .heads_kv = 64, .seqlen_q = 8192,
                       .seqlen_k = 8192, .headdim = 192, .headdim_v = 128};
   const auto plain = modeled_as(f, gpu("gb300")).options;
   ASSERT_TRUE(plain);
-  EXPECT_TRUE(plain->cudnn_pinned_steps && !plain->deterministic);
+  EXPECT_TRUE(plain->cudnn_deterministic_steps && !plain->deterministic);
   f.kernel = "cudnn-deterministic";
   const auto det = modeled_as(f, gpu("gb300")).options;
   ASSERT_TRUE(det);
@@ -161,11 +161,17 @@ TEST(PublishedModel, CudnnPlainBackwardAboveHd128OnBlackwellPaysThePinnedSteps) 
 
   f.kernel = "cudnn";
   f.shape.headdim = f.shape.headdim_v = 128;
-  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_pinned_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
+  f.shape.headdim = f.shape.headdim_v = 256;
+  EXPECT_TRUE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
+  f.shape.dtype = Dtype::fp8;  // above the fp8 deterministic routing's head dims: its own kernel
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
+  f.shape.dtype = Dtype::bf16;
   f.shape.headdim = 192;
-  EXPECT_FALSE(modeled_as(f, gpu("h200")).options->cudnn_pinned_steps);
+  f.shape.headdim_v = 128;
+  EXPECT_FALSE(modeled_as(f, gpu("h200")).options->cudnn_deterministic_steps);
   f.pass = Pass::fwd;
-  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_pinned_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
 }
 
 // From cuDNN 9.22 its fp8 backward on Blackwell at hd192/128 runs on the 2-CTA pair (as FA4's must

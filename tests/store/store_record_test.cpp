@@ -331,7 +331,8 @@ TEST(StoreRecord, ASlidingWindowMakesAnotherPublishedFigure) {
                          .kernel = "cudnn",
                          .shape = sample_prediction().shape,
                          .pass = Pass::fwd,
-                         .tflops = 600};
+                         .tflops = 600,
+                         .notes = ""};
   PublishedFigure windowed = figure;
   windowed.shape.window = 1024;
   ASSERT_TRUE(store.record_published({figure, windowed}).ok());
