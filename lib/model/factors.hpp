@@ -492,7 +492,7 @@ enum class Reported {
   tile_overhead_cycles,            // kHopperPersistentTileOverheadCycles
   blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
   deterministic_wait_tiles,        // kDeterministicWaitTiles
-  cudnn_deterministic_step_cycles,        // kCudnnDeterministicStepCycles
+  cudnn_deterministic_step_cycles,  // kCudnnDeterministicStepCycles
   fa2_backward_rereads,            // kFa2BackwardWarpGridRereads
   fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare
   key_block_io_exposure,           // kBackwardKeyBlockIoExposure

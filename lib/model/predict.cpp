@@ -681,7 +681,8 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         "deterministic mode orders the backward pass's dQ sums of fa2, fa3 and fa4: use it "
         "with --pass bwd and --kernel fa2, fa3 or fa4"};
   if (o.cudnn_deterministic_steps && o.pass != Pass::bwd)
-    return Error{"cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};
+    return Error{
+        "cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};
   if (o.deterministic && o.algorithm == Algorithm::fa2 && !is_hopper(gpu))
     return Error{fmt::format(
         "deterministic fa2 is modeled on Hopper only (our fa2_bwd_deterministic's dQ slots); {} "

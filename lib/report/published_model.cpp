@@ -104,12 +104,12 @@ bool cudnn_fp8_backward_on_blackwell(std::string_view family, const PublishedFig
 // fits tensor memory): on the pair its held-out figures' median rises.
 constexpr std::int64_t kCudnnFp8OneCtaBackwardMaxHeaddim = 128;
 constexpr int kCudnnFp8TwoCtaBackwardMinVersion = 92200;
-// cuDNN's bf16/fp16 backward on Blackwell above this head dim runs its plain graph in the configuration
-// the frontend pins for its deterministic one (128 x 128 tiles, the "bprop warp" kernel, two
-// stages: cudnn-frontend scaled_dot_product_flash_attention.h, override_heuristics_query): the
-// record's deterministic figures there match the plain ones of the same run and shape (0.94-1.07,
-// 60 pairs at hd192/128 and hd256: GB200 and GB300 9.26, B300 9.24), where at hd64 and hd128 they
-// run at 0.75-0.92 of them (lib/model/NOTES.md, section 2af).
+// cuDNN's bf16/fp16 backward on Blackwell above this head dim runs its plain graph in the
+// configuration the frontend pins for its deterministic one (128 x 128 tiles, the "bprop warp"
+// kernel, two stages: cudnn-frontend scaled_dot_product_flash_attention.h,
+// override_heuristics_query): the record's deterministic figures there match the plain ones of the
+// same run and shape (0.94-1.07, 60 pairs at hd192/128 and hd256: GB200 and GB300 9.26, B300 9.24),
+// where at hd64 and hd128 they run at 0.75-0.92 of them (lib/model/NOTES.md, section 2af).
 constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
 
 // The cuDNN backend version the figure's source records ("cudnn_backend_version 92600" in its

@@ -1,12 +1,13 @@
-// The model against the published record's held-out figures (data/published/record), per GPU
-// family and pass, fp8 apart: the median |error| and the worst |error| each within a bound. The
-// targets are 7% (median) and 20% (worst); where the model reaches a target the bound is the
-// target, where it does not the bound is what it reached (rounded up), and the figures beyond 20%
-// are held to their count, so that a later change cannot make either worse unnoticed. Figures whose data file names an "outside_bounds" reason (the
-// B200 CSV's PyTorch-path series, FA4's non-causal GB200 forward, FA4's unmerged hd256 forward)
-// are left out; sliding-window figures are counted in their groups. Why the misses miss:
-// lib/model/NOTES.md, lib/model/factors.hpp and the report's record tables (cuDNN 9.13's short
-// backward on B200, Blackwell Ultra's cuDNN, H200's causal fp8 backward, deterministic cuDNN).
+// The model against the published record's held-out figures (data/published/record), per GPU family
+// and pass, fp8 apart: the median |error| and the worst |error| each within a bound. The targets
+// are 7% (median) and 20% (worst); where the model reaches a target the bound is the target, where
+// it does not the bound is what it reached (rounded up), and the figures beyond 20% are held to
+// their count, so that a later change cannot make either worse unnoticed. Figures whose data file
+// names an "outside_bounds" reason (the B200 CSV's PyTorch-path series, FA4's non-causal GB200
+// forward, FA4's unmerged hd256 forward) are left out; sliding-window figures are counted in their
+// groups. Why the misses miss: lib/model/NOTES.md, lib/model/factors.hpp and the report's record
+// tables (cuDNN 9.13's short backward on B200, Blackwell Ultra's cuDNN, H200's causal fp8 backward,
+// deterministic cuDNN).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -109,9 +109,9 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
 }
 
 // cuDNN's bf16 deterministic backward is its plain main kernel, GQA group reduction included, plus
-// kCudnnDeterministicStepCycles a tile step, beside the plain launches (preprocessing, dQ conversion,
-// group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on Blackwell
-// (routed to its deterministic kernel) keeps that rule too.
+// kCudnnDeterministicStepCycles a tile step, beside the plain launches (preprocessing, dQ
+// conversion, group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on
+// Blackwell (routed to its deterministic kernel) keeps that rule too.
 TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep) {
   PublishedFigure f = figure("gb200", "cudnn-deterministic", Pass::bwd);
   f.shape = AttnShape{.batch = 2, .heads_q = 64, .heads_kv = 8, .seqlen_q = 8192,
@@ -127,7 +127,8 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep)
   const auto p_plain = model::predict(gpu("gb200"), f.shape, *plain);
   ASSERT_TRUE(p_det && p_plain);
   EXPECT_EQ(p_det->tile_time_cycles, p_plain->tile_time_cycles);
-  const double per_step = 1 + model::factors::kCudnnDeterministicStepCycles / p_plain->tile_time_cycles;
+  const double per_step =
+      1 + model::factors::kCudnnDeterministicStepCycles / p_plain->tile_time_cycles;
   EXPECT_NEAR(p_det->main_kernel_s / (p_plain->main_kernel_s * per_step), 1, 1e-12);
   EXPECT_NEAR(p_det->time_s - p_det->main_kernel_s, p_plain->time_s - p_plain->main_kernel_s,
               1e-12);
