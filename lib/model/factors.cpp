@@ -34,6 +34,9 @@ constexpr std::string_view kRecordFa4Hd128BackwardFit =
     "GB300)";
 // Named by the notes, not by its database's path: the published Hopper backward reports one of
 // these factors in reports that show no reference runs.
+constexpr std::string_view kOurCudnnFp8BackwardRun =
+    "cuDNN 9.19's fp8 causal backward under ncu on the lab's H200, GQA 64/8, hd128, s2048-32768 "
+    "(data/measurements/kernels/2026-11-29-h200-cudnn-fp8-causal-backward.txt)";
 constexpr std::string_view kOurBwdRun =
     "our backward kernels on H200, FA3-paper sweep of 2026-11-23 (lib/model/NOTES_BWD_FIT.md)";
 constexpr std::string_view kOurFa2BwdRun =
@@ -152,9 +155,13 @@ constexpr ReportedText kReported[] = {
      "seconds per link of FA4's deterministic dQ semaphore chain (one link per key block and "
      "head, the heads of one L2 section at once)",
      kRecordFa4WindowBackwardFit},
+    {Reported::spilled_dq_add_band_keys, "spilled_dq_add_band_keys",
+     "keys next to a query row's diagonal whose dQ adds hit L2; the row's other adds read and "
+     "write their dQ sectors in HBM (cuDNN's fp8 causal GQA backward on Hopper)",
+     kOurCudnnFp8BackwardRun},
 };
 static_assert(std::size(kReported) ==
-                  std::size_t(Reported::fa4_dq_chain_link_s) + 1,
+                  std::size_t(Reported::spilled_dq_add_band_keys) + 1,
               "one text per Reported factor");
 constexpr bool rows_in_enum_order() {
   for (std::size_t i = 0; i < std::size(kReported); ++i)
@@ -374,6 +381,19 @@ const Constant kConstants[] = {
      "tile, their time added to the tile's (Hopper; none in our fa2_bwd since its mma_tiles "
      "order); fitted to our fa2_bwd's row-major reductions on the lab's H200, FA3-paper sweep of "
      "2026-11-27"},
+    {"kCudnnHopperBackwardKeyBlock", kCudnnHopperBackwardKeyBlock, "counted", "",
+     "keys per dQ add of a query row in cuDNN's Hopper backward (its kernel's name, "
+     "..._64x64x128_...)"},
+    {"kSpilledDqAddMissShare", kSpilledDqAddMissShare, "derived", "",
+     "share of cuDNN's fp8 causal GQA backward's dQ adds beyond the band that miss L2 on Hopper; "
+     "its reductions' miss rate under ncu on the lab's H200 at s16384-32768"},
+    {"kSpilledDqAddBandKeys", kSpilledDqAddBandKeys, "fitted",
+     name_of(Reported::spilled_dq_add_band_keys),
+     "keys next to a query row's diagonal whose dQ adds hit L2 in cuDNN's fp8 causal GQA "
+     "backward on Hopper; fitted to its HBM bytes under ncu on the lab's H200 (s2048-32768)"},
+    {"kSpilledDqAddBandwidthShare", kSpilledDqAddBandwidthShare, "derived", "",
+     "share of the copy bandwidth the spilled dQ adds' sector reads and writes reach; measured "
+     "under ncu on the lab's H200 where they bound the launch (s8192-32768)"},
     {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
      name_of(Reported::launch_overhead_s),
      "host launch to kernel start, per launch; the harness measures it"},

@@ -455,6 +455,29 @@ inline constexpr double kLongestFirstTailShare = 0.5;
 // middle of that range taken, not fitted to the record. Our fa3 places its tiles longest first
 // (lib/kernels/fa3/tile_scheduler.cuh) and pays no such part.
 inline constexpr double kFixedOrderTailShare = 0.75;
+// cuDNN 9.19's fp8 causal backward on Hopper with GQA (Options::dq_adds_spill_l2) adds dQ into its
+// float32 accumulator from a tile order that leaves the accumulator out of L2: ncu on the lent H200
+// (data/measurements/kernels/2026-11-29-h200-cudnn-fp8-causal-backward.txt; the main kernel
+// ..._flash_bprop_wgmma_f8_knob_26_64x64x128_..., 132 persistent CTAs, GQA 64/8, hd128) counts L2
+// hit rates of its reductions of 70%, 51%, 37% and 35% at s2048, 4096, 16384 and 32768 where the
+// same kernel without a mask hits 96-99%, and 0.8, 4.4, 20, 84 and 344 GB of HBM traffic at s2048
+// to s32768 (0.3-10 GB without a mask): its causal calls take 0.70-0.91 of the dense ones' time where
+// the bf16 kernel's take 0.53-0.55 (MHA and GQA 64/8 at s8192: its reductions hit 98%). Its key block, counted from the kernel's
+// name: keys per dQ add of a query row.
+inline constexpr double kCudnnHopperBackwardKeyBlock = 64;
+// The share of those adds whose sectors miss L2 once the band below is passed: the reductions'
+// miss rate at s16384 and s32768 (63.5%, 65.5%). Each miss reads and writes its float32 dQ
+// sector, so an add beyond the band costs 2 x 4 x this share bytes of HBM per dQ element. Derived
+// from the measurement above.
+inline constexpr double kSpilledDqAddMissShare = 0.65;
+// The adds of a query row whose key lies within this many keys of its diagonal find their dQ
+// sectors in L2 (the rows' other adds miss at kSpilledDqAddMissShare). Fitted to the measured HBM
+// bytes at s2048-32768 by least squares (steps of 10 keys): within 3% of each of the five at 640.
+inline constexpr double kSpilledDqAddBandKeys = 640;
+// The share of the copy bandwidth (hw::Spec::copy_efficiency) that such sector-wise reads and
+// writes reach: 2.77-2.86 TB/s measured at s8192-32768, where the launch is bound by them, over
+// the lent H200's 4.25 TB/s copy rate. Derived from the measurement above.
+inline constexpr double kSpilledDqAddBandwidthShare = 0.67;
 // Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
 // on an idle stream, a few microseconds); the harness measures it.
 inline constexpr double kLaunchOverheadSeconds = 4e-6;
@@ -513,6 +536,7 @@ enum class Reported {
   fa4_forward_single_tile_cta_cycles,  // kFa4ForwardSingleTileCtaCycles
   fa4_backward_overlap,            // kFa4BackwardSeparateColumnsOverlap
   fa4_dq_chain_link_s,             // kFa4DqChainLinkSeconds
+  spilled_dq_add_band_keys,        // kSpilledDqAddBandKeys
 };
 
 struct ReportedText {

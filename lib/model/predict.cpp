@@ -376,6 +376,24 @@ double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p) {
   return p.ctas * factors::kFa4DqChainLinkSeconds / heads_per_section;
 }
 
+// HBM bytes of a causal backward's dQ adds that miss L2 (Options::dq_adds_spill_l2): per query
+// row, the keys it sees beyond factors::kSpilledDqAddBandKeys of its diagonal, one add of d float32
+// elements per key block of factors::kCudnnHopperBackwardKeyBlock, a share of them read and
+// written in HBM.
+double spilled_dq_add_bytes(const AttnShape& s) {
+  const double shift = double(s.seqlen_k - s.seqlen_q);
+  double keys_beyond = 0;  // per head
+  for (double row = 0; row < double(s.seqlen_q); ++row) {
+    const double last_key = row + shift;
+    if (last_key < 0) continue;
+    const double seen = s.window ? std::min(last_key + 1, double(s.window)) : last_key + 1;
+    keys_beyond += std::max(0.0, seen - factors::kSpilledDqAddBandKeys);
+  }
+  const double adds = keys_beyond / factors::kCudnnHopperBackwardKeyBlock;
+  return double(s.batch) * double(s.heads_q) * adds * double(s.headdim) * 4 * 2 *
+         factors::kSpilledDqAddMissShare;
+}
+
 // The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
 // `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
 void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
@@ -440,8 +458,13 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     side_s += (partials + sums) / bandwidth;
     launches += reduce;
   }
-  const double hbm_s = hbm_bytes / bandwidth;
-  if (p.tiles > 0) p.tile_cycles.hbm = hbm_bytes / p.tiles / hbm_bytes_per_clk_per_sm(gpu);
+  double hbm_s = hbm_bytes / bandwidth;
+  if (o.dq_adds_spill_l2) {
+    hbm_s += spilled_dq_add_bytes(s) / (bandwidth * factors::kSpilledDqAddBandwidthShare);
+    p.factors.push_back(factors::reported(factors::Reported::spilled_dq_add_band_keys,
+                                          factors::kSpilledDqAddBandKeys));
+  }
+  if (p.tiles > 0) p.tile_cycles.hbm = hbm_s * gpu.sms * gpu.peak_clock_mhz * 1e6 / p.tiles;
   p.main_kernel_s = std::max(compute_s, hbm_s);
   p.time_s = p.main_kernel_s + side_s + launches * factors::kLaunchOverheadSeconds;
   // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
@@ -680,6 +703,11 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
     return Error{
         "deterministic mode orders the backward pass's dQ sums of fa2, fa3 and fa4: use it "
         "with --pass bwd and --kernel fa2, fa3 or fa4"};
+  if (o.dq_adds_spill_l2 && (o.pass != Pass::bwd || !s.causal || !is_hopper(gpu)))
+    return Error{fmt::format(
+        "the L2-missing dQ adds are cuDNN's causal fp8 backward on Hopper; {} {}{} on {} is not: "
+        "drop them",
+        to_string(o.algorithm), to_string(o.pass), s.causal ? " causal" : "", gpu.name)};
   if (o.cudnn_deterministic_steps && o.pass != Pass::bwd)
     return Error{
         "cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};

@@ -295,6 +295,49 @@ TEST(Predict, FixedOrderTilesEndACausalLaunchAfterItsLongestCta) {
                    run("h200", Algorithm::fa3, dense).time_s);
 }
 
+// cuDNN's fp8 causal GQA backward on Hopper (Options::dq_adds_spill_l2): each query row's dQ adds
+// beyond kSpilledDqAddBandKeys of its diagonal read and write their sectors in HBM at
+// kSpilledDqAddBandwidthShare of the copy rate. At s32768 that traffic (about 360 GB for 64 heads)
+// outlasts the tiles and sets the main kernel's time; at s2048 the tiles still do. The option
+// belongs to a causal backward on Hopper.
+TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
+  Options plain;
+  plain.pass = Pass::bwd;
+  Options spilled = plain;
+  spilled.dq_adds_spill_l2 = true;
+  AttnShape s = square(1, 64, 32768, 128, true);
+  s.heads_kv = 8;
+  s.dtype = Dtype::fp8;
+  const Prediction before = run("h200", Algorithm::fa3, s, plain);
+  const Prediction after = run("h200", Algorithm::fa3, s, spilled);
+  const hw::Spec& h200 = gpu("h200");
+  const double band = factors::kSpilledDqAddBandKeys;
+  const double keys_beyond = 64 * (32768 - band) * (32768 - band + 1) / 2;
+  const double bytes = keys_beyond / factors::kCudnnHopperBackwardKeyBlock * 128 * 4 * 2 *
+                       factors::kSpilledDqAddMissShare;
+  const double bandwidth = h200.hbm_bytes_per_s * h200.copy_efficiency;
+  const double cycles_per_s = h200.peak_clock_mhz * 1e6;
+  const double hbm_s_before = before.tile_cycles.hbm * before.tiles / (h200.sms * cycles_per_s);
+  EXPECT_EQ(after.bottleneck, Unit::hbm);
+  EXPECT_NEAR(after.main_kernel_s,
+              hbm_s_before + bytes / (bandwidth * factors::kSpilledDqAddBandwidthShare), 1e-9);
+  EXPECT_GT(after.main_kernel_s, 1.5 * before.main_kernel_s);
+  EXPECT_TRUE(std::ranges::any_of(after.factors, [](const auto& f) {
+    return f.name == factors::text_of(factors::Reported::spilled_dq_add_band_keys).name;
+  }));
+  s.seqlen_q = s.seqlen_k = 2048;
+  EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, s, spilled).main_kernel_s,
+                   run("h200", Algorithm::fa3, s, plain).main_kernel_s);
+  Options blackwell = spilled;
+  blackwell.algorithm = Algorithm::fa4;
+  EXPECT_FALSE(predict(gpu("gb200"), s, blackwell).ok());
+  s.causal = false;
+  EXPECT_FALSE(predict(h200, s, spilled).ok());
+  s.causal = true;
+  spilled.pass = Pass::fwd;
+  EXPECT_FALSE(predict(h200, s, spilled).ok());
+}
+
 // FA4's deterministic backward under a window: its dQ semaphores chain a head's key blocks, and
 // only the heads of one 50 MiB L2 section chain at once (factors.hpp, kFa4DqChainLinkSeconds):
 // at s32768 hd64 a head is 16 MiB of Q, dO and accumulator, two heads a section; at s16384 four.
