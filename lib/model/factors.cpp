@@ -157,7 +157,7 @@ constexpr ReportedText kReported[] = {
      kRecordFa4WindowBackwardFit},
     {Reported::spilled_dq_add_band_keys, "spilled_dq_add_band_keys",
      "keys next to a query row's diagonal whose dQ adds hit L2; the row's other adds read and "
-     "write their dQ sectors in HBM (cuDNN's fp8 causal GQA backward on Hopper)",
+     "write their dQ sectors in HBM (cuDNN's fp8 causal backward on Hopper, from 64 query heads)",
      kOurCudnnFp8BackwardRun},
 };
 static_assert(std::size(kReported) ==
@@ -385,12 +385,15 @@ const Constant kConstants[] = {
      "keys per dQ add of a query row in cuDNN's Hopper backward (its kernel's name, "
      "..._64x64x128_...)"},
     {"kSpilledDqAddMissShare", kSpilledDqAddMissShare, "derived", "",
-     "share of cuDNN's fp8 causal GQA backward's dQ adds beyond the band that miss L2 on Hopper; "
+     "share of cuDNN's fp8 causal backward's dQ adds beyond the band that miss L2 on Hopper; "
      "its reductions' miss rate under ncu on the lab's H200 at s16384-32768"},
     {"kSpilledDqAddBandKeys", kSpilledDqAddBandKeys, "fitted",
      name_of(Reported::spilled_dq_add_band_keys),
-     "keys next to a query row's diagonal whose dQ adds hit L2 in cuDNN's fp8 causal GQA "
-     "backward on Hopper; fitted to its HBM bytes under ncu on the lab's H200 (s2048-32768)"},
+     "keys next to a query row's diagonal whose dQ adds hit L2 in cuDNN's fp8 causal backward "
+     "on Hopper; fitted to its HBM bytes under ncu on the lab's H200 (GQA 64/8, s2048-32768)"},
+    {"kSpilledDqAddMinQueryHeads", kSpilledDqAddMinQueryHeads, "derived", "",
+     "query heads (batch x heads) from which cuDNN's fp8 causal backward's dQ adds spill on "
+     "Hopper; timed on the lab's H200: 64 and 128 heads spill, 32 do not"},
     {"kSpilledDqAddBandwidthShare", kSpilledDqAddBandwidthShare, "derived", "",
      "share of the copy bandwidth the spilled dQ adds' sector reads and writes reach; measured "
      "under ncu on the lab's H200 where they bound the launch (s8192-32768)"},

@@ -455,29 +455,43 @@ inline constexpr double kLongestFirstTailShare = 0.5;
 // middle of that range taken, not fitted to the record. Our fa3 places its tiles longest first
 // (lib/kernels/fa3/tile_scheduler.cuh) and pays no such part.
 inline constexpr double kFixedOrderTailShare = 0.75;
-// cuDNN 9.19's fp8 causal backward on Hopper with GQA (Options::dq_adds_spill_l2) adds dQ into its
-// float32 accumulator from a tile order that leaves the accumulator out of L2: ncu on the lent H200
-// (data/measurements/kernels/2026-11-29-h200-cudnn-fp8-causal-backward.txt; the main kernel
-// ..._flash_bprop_wgmma_f8_knob_26_64x64x128_..., 132 persistent CTAs, GQA 64/8, hd128) counts L2
-// hit rates of its reductions of 70%, 51%, 37% and 35% at s2048, 4096, 16384 and 32768 where the
-// same kernel without a mask hits 96-99%, and 0.8, 4.4, 20, 84 and 344 GB of HBM traffic at s2048
-// to s32768 (0.3-10 GB without a mask): its causal calls take 0.70-0.91 of the dense ones' time where
-// the bf16 kernel's take 0.53-0.55 (MHA and GQA 64/8 at s8192: its reductions hit 98%). Its key block, counted from the kernel's
-// name: keys per dQ add of a query row.
+// cuDNN 9.19's fp8 causal backward on Hopper (Options::dq_adds_spill_l2) adds dQ into its float32
+// accumulator in an order that leaves the accumulator out of L2. Measured on the lent H200
+// (data/measurements/kernels/2026-11-29-h200-cudnn-fp8-causal-backward.txt; main kernel
+// ..._flash_bprop_wgmma_f8_knob_26_64x64x128_..., 132 persistent CTAs, hd128), ncu on GQA 64/8:
+// - its reductions hit L2 at 70%, 51%, 37% and 35% at s2048, 4096, 16384 and 32768, where the same
+//   kernel without a mask hits 96-99%;
+// - it moves 0.8, 4.4, 20, 84 and 344 GB of HBM at s2048 to s32768 (0.3-10 GB without a mask);
+// - its causal calls take 0.70-0.91 of the dense ones' time, where the bf16 kernel's take 0.53-0.55
+//   (MHA and GQA 64/8 at s8192: its reductions hit 98%).
+// MHA 64 holds 67-72% to s8192 and falls to 39% and 35% at s16384 and s32768 (causal over dense
+// 0.63-0.70, then 0.93, 0.97). Its key block, counted from the kernel's name: keys per dQ add of a
+// query row.
 inline constexpr double kCudnnHopperBackwardKeyBlock = 64;
 // The share of those adds whose sectors miss L2 once the band below is passed: the reductions'
-// miss rate at s16384 and s32768 (63.5%, 65.5%). Each miss reads and writes its float32 dQ
-// sector, so an add beyond the band costs 2 x 4 x this share bytes of HBM per dQ element. Derived
-// from the measurement above.
+// miss rate at s16384 and s32768 (63.5%, 65.5%; MHA 61.4%, 65.0%). Each miss reads and writes its
+// float32 dQ sector, so an add beyond the band costs 2 x 4 x this share bytes of HBM per dQ
+// element. Derived from the measurement above.
 inline constexpr double kSpilledDqAddMissShare = 0.65;
 // The adds of a query row whose key lies within this many keys of its diagonal find their dQ
-// sectors in L2 (the rows' other adds miss at kSpilledDqAddMissShare). Fitted to the measured HBM
-// bytes at s2048-32768 by least squares (steps of 10 keys): within 3% of each of the five at 640.
+// sectors in L2 (the row's other adds miss at kSpilledDqAddMissShare). Fitted to GQA 64/8's
+// measured HBM bytes at s2048-32768 by least squares (steps of 10 keys): within 3% of each of the
+// five at 640. MHA's hits hold longer: the band puts its s4096 and s8192 times 11% and 27% too long.
 inline constexpr double kSpilledDqAddBandKeys = 640;
 // The share of the copy bandwidth (hw::Spec::copy_efficiency) that such sector-wise reads and
 // writes reach: 2.77-2.86 TB/s measured at s8192-32768, where the launch is bound by them, over
 // the lent H200's 4.25 TB/s copy rate. Derived from the measurement above.
 inline constexpr double kSpilledDqAddBandwidthShare = 0.67;
+// The adds spill only in a launch of at least this many query heads (batch x heads). Timed on the
+// same H200:
+// - 64 heads spill (64/8 and MHA at batch 1);
+// - 128 spill more (64/8 at batch 2, s8192: causal over dense 0.97, the model 18% fast);
+// - 32 do not (32/4 and 32/8 at s8192 and s16384, 16/2 at batch 2 and s4096: causal over dense
+//   0.49-0.57, the bf16 kernel's; the model within 5% with no spill).
+// Measured bounds, not a law: the kernel's tile order is not published (if its CTAs take the
+// heads' key blocks in turn, 64 heads leave about two of a head's blocks in flight at once and 32
+// about four, whose adds to one dQ block would come close enough together to hit).
+inline constexpr double kSpilledDqAddMinQueryHeads = 64;
 // Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
 // on an idle stream, a few microseconds); the harness measures it.
 inline constexpr double kLaunchOverheadSeconds = 4e-6;

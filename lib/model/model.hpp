@@ -94,10 +94,11 @@ struct Options {
   // factors.hpp's kFixedOrderTailShare of its longest CTA after the fluid bound, not within its
   // shortest (kLongestFirstTailShare).
   bool fixed_order_tiles = false;
-  // A causal backward whose float32 dQ adds miss L2 and go to HBM (cuDNN's fp8 GQA backward on
-  // Hopper, measured with ncu on the lent H200): every add beyond a band of keys next to the
-  // diagonal reads and writes its dQ sectors in HBM at a share of the copy bandwidth (factors.hpp,
-  // kSpilledDqAddBandKeys), and the kernel lasts at least that traffic's time.
+  // A causal backward whose float32 dQ adds miss L2 and go to HBM (cuDNN's fp8 backward on Hopper,
+  // measured with ncu on the lent H200): from 64 query heads in the launch, every add beyond a band
+  // of keys next to the diagonal reads and writes its dQ sectors in HBM at a share of the copy
+  // bandwidth (factors.hpp, kSpilledDqAddBandKeys), and the kernel lasts at least that traffic's
+  // time.
   bool dq_adds_spill_l2 = false;
 };
 

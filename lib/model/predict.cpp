@@ -379,8 +379,9 @@ double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p) {
 // HBM bytes of a causal backward's dQ adds that miss L2 (Options::dq_adds_spill_l2): per query
 // row, the keys it sees beyond factors::kSpilledDqAddBandKeys of its diagonal, one add of d float32
 // elements per key block of factors::kCudnnHopperBackwardKeyBlock, a share of them read and
-// written in HBM.
+// written in HBM; none in a launch of fewer than factors::kSpilledDqAddMinQueryHeads query heads.
 double spilled_dq_add_bytes(const AttnShape& s) {
+  if (double(s.batch) * double(s.heads_q) < factors::kSpilledDqAddMinQueryHeads) return 0;
   const double shift = double(s.seqlen_k - s.seqlen_q);
   double keys_beyond = 0;  // per head
   for (double row = 0; row < double(s.seqlen_q); ++row) {

@@ -20,10 +20,9 @@
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
-// - cuDNN's fp8 causal GQA backward on Hopper adds dQ beyond a band next to the diagonal in HBM
+// - cuDNN's fp8 causal backward on Hopper adds dQ beyond a band next to the diagonal in HBM
 //   (Options::dq_adds_spill_l2: measured with ncu on the lent H200, data/measurements/kernels/
-//   2026-11-29-h200-cudnn-fp8-causal-backward.txt); its MHA kernel spills less below s16384 there
-//   and is left as the plain kernel;
+//   2026-11-29-h200-cudnn-fp8-causal-backward.txt);
 // - a kernel outside the list is not modeled.
 #include <fmt/format.h>
 
@@ -178,8 +177,8 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.cudnn_deterministic_steps = cudnn_backward && (o.deterministic || plain_pinned);
   o.group_reduced_key_grads = cudnn_backward;
   o.fixed_order_tiles = is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd;
-  o.dq_adds_spill_l2 = cudnn_backward && model::is_hopper(gpu) && f.shape.dtype == Dtype::fp8 &&
-                       f.shape.causal && f.shape.heads_q > f.shape.heads_kv;
+  o.dq_adds_spill_l2 =
+      cudnn_backward && model::is_hopper(gpu) && f.shape.dtype == Dtype::fp8 && f.shape.causal;
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,
             "a deterministic forward pass is the plain one; the figure is mislabeled"};

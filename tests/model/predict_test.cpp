@@ -295,11 +295,12 @@ TEST(Predict, FixedOrderTilesEndACausalLaunchAfterItsLongestCta) {
                    run("h200", Algorithm::fa3, dense).time_s);
 }
 
-// cuDNN's fp8 causal GQA backward on Hopper (Options::dq_adds_spill_l2): each query row's dQ adds
+// cuDNN's fp8 causal backward on Hopper (Options::dq_adds_spill_l2): each query row's dQ adds
 // beyond kSpilledDqAddBandKeys of its diagonal read and write their sectors in HBM at
 // kSpilledDqAddBandwidthShare of the copy rate. At s32768 that traffic (about 360 GB for 64 heads)
-// outlasts the tiles and sets the main kernel's time; at s2048 the tiles still do. The option
-// belongs to a causal backward on Hopper.
+// outlasts the tiles and sets the main kernel's time; at s2048 the tiles still do, and below
+// kSpilledDqAddMinQueryHeads query heads nothing spills. The option belongs to a causal backward
+// on Hopper.
 TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   Options plain;
   plain.pass = Pass::bwd;
@@ -325,6 +326,11 @@ TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   EXPECT_TRUE(std::ranges::any_of(after.factors, [](const auto& f) {
     return f.name == factors::text_of(factors::Reported::spilled_dq_add_band_keys).name;
   }));
+  AttnShape few_heads = s;
+  few_heads.heads_q = 32;
+  few_heads.heads_kv = 4;
+  EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, few_heads, spilled).main_kernel_s,
+                   run("h200", Algorithm::fa3, few_heads, plain).main_kernel_s);
   s.seqlen_q = s.seqlen_k = 2048;
   EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, s, spilled).main_kernel_s,
                    run("h200", Algorithm::fa3, s, plain).main_kernel_s);
