@@ -32,11 +32,11 @@ constexpr std::string_view kRecordFa4WindowBackwardFit =
 constexpr std::string_view kRecordFa4Hd128BackwardFit =
     "the published record's \"fit\" bf16 backward figures of FA4 at hd128 from s8192 (GB200, "
     "GB300)";
-// Named by the notes, not by its database's path: the published Hopper backward reports one of
-// these factors in reports that show no reference runs.
 constexpr std::string_view kOurCudnnFp8BackwardRun =
     "cuDNN 9.19's fp8 causal backward under ncu on the lab's H200, GQA 64/8, hd128, s2048-32768 "
     "(data/measurements/kernels/2026-11-29-h200-cudnn-fp8-causal-backward.txt)";
+// Named by the notes, not by its database's path: the published Hopper backward reports one of
+// these factors in reports that show no reference runs.
 constexpr std::string_view kOurBwdRun =
     "our backward kernels on H200, FA3-paper sweep of 2026-11-23 (lib/model/NOTES_BWD_FIT.md)";
 constexpr std::string_view kOurFa2BwdRun =
@@ -156,8 +156,8 @@ constexpr ReportedText kReported[] = {
      "head, the heads of one L2 section at once)",
      kRecordFa4WindowBackwardFit},
     {Reported::spilled_dq_add_band_keys, "spilled_dq_add_band_keys",
-     "keys next to a query row's diagonal whose dQ adds hit L2; the row's other adds read and "
-     "write their dQ sectors in HBM (cuDNN's fp8 causal backward on Hopper, from 64 query heads)",
+     "keys next to a query row's diagonal whose dQ adds cost no HBM; the row's other adds read "
+     "and write their dQ sectors there (cuDNN's fp8 causal backward on Hopper, from 64 heads)",
      kOurCudnnFp8BackwardRun},
 };
 static_assert(std::size(kReported) ==
@@ -381,22 +381,20 @@ const Constant kConstants[] = {
      "tile, their time added to the tile's (Hopper; none in our fa2_bwd since its mma_tiles "
      "order); fitted to our fa2_bwd's row-major reductions on the lab's H200, FA3-paper sweep of "
      "2026-11-27"},
-    {"kCudnnHopperBackwardKeyBlock", kCudnnHopperBackwardKeyBlock, "counted", "",
-     "keys per dQ add of a query row in cuDNN's Hopper backward (its kernel's name, "
-     "..._64x64x128_...)"},
-    {"kSpilledDqAddMissShare", kSpilledDqAddMissShare, "derived", "",
-     "share of cuDNN's fp8 causal backward's dQ adds beyond the band that miss L2 on Hopper; "
-     "its reductions' miss rate under ncu on the lab's H200 at s16384-32768"},
+    {"kSpilledDqAddHbmBytesPerElement", kSpilledDqAddHbmBytesPerElement, "derived", "",
+     "HBM bytes per dQ element for each key beyond the band in cuDNN's fp8 causal backward on "
+     "Hopper; its measured bytes under ncu on the lab's H200 (GQA 64/8, s32768)"},
     {"kSpilledDqAddBandKeys", kSpilledDqAddBandKeys, "fitted",
      name_of(Reported::spilled_dq_add_band_keys),
-     "keys next to a query row's diagonal whose dQ adds hit L2 in cuDNN's fp8 causal backward "
-     "on Hopper; fitted to its HBM bytes under ncu on the lab's H200 (GQA 64/8, s2048-32768)"},
-    {"kSpilledDqAddMinQueryHeads", kSpilledDqAddMinQueryHeads, "derived", "",
-     "query heads (batch x heads) from which cuDNN's fp8 causal backward's dQ adds spill on "
-     "Hopper; timed on the lab's H200: 64 and 128 heads spill, 32 do not"},
+     "keys next to a query row's diagonal whose dQ adds cost no HBM in cuDNN's fp8 causal "
+     "backward on Hopper; fitted to its HBM bytes under ncu on the lab's H200 (GQA 64/8, "
+     "s2048-32768)"},
     {"kSpilledDqAddBandwidthShare", kSpilledDqAddBandwidthShare, "derived", "",
      "share of the copy bandwidth the spilled dQ adds' sector reads and writes reach; measured "
      "under ncu on the lab's H200 where they bound the launch (s8192-32768)"},
+    {"kSpilledDqAddMinQueryHeads", kSpilledDqAddMinQueryHeads, "derived", "",
+     "query heads (batch x heads) from which cuDNN's fp8 causal backward's dQ adds spill on "
+     "Hopper; timed on the lab's H200: 64 and 128 heads spill, 32 do not"},
     {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
      name_of(Reported::launch_overhead_s),
      "host launch to kernel start, per launch; the harness measures it"},

@@ -463,31 +463,29 @@ inline constexpr double kFixedOrderTailShare = 0.75;
 //   kernel without a mask hits 96-99%;
 // - it moves 0.8, 4.4, 20, 84 and 344 GB of HBM at s2048 to s32768 (0.3-10 GB without a mask);
 // - its causal calls take 0.70-0.91 of the dense ones' time, where the bf16 kernel's take 0.53-0.55
-//   (MHA and GQA 64/8 at s8192: its reductions hit 98%).
+//   (s8192; its reductions hit 98%).
 // MHA 64 holds 67-72% to s8192 and falls to 39% and 35% at s16384 and s32768 (causal over dense
-// 0.63-0.70, then 0.93, 0.97). Its key block, counted from the kernel's name: keys per dQ add of a
-// query row.
-inline constexpr double kCudnnHopperBackwardKeyBlock = 64;
-// The share of those adds whose sectors miss L2 once the band below is passed: the reductions'
-// miss rate at s16384 and s32768 (63.5%, 65.5%; MHA 61.4%, 65.0%). Each miss reads and writes its
-// float32 dQ sector, so an add beyond the band costs 2 x 4 x this share bytes of HBM per dQ
-// element. Derived from the measurement above.
-inline constexpr double kSpilledDqAddMissShare = 0.65;
-// The adds of a query row whose key lies within this many keys of its diagonal find their dQ
-// sectors in L2 (the row's other adds miss at kSpilledDqAddMissShare). Fitted to GQA 64/8's
-// measured HBM bytes at s2048-32768 by least squares (steps of 10 keys): within 3% of each of the
-// five at 640. MHA's hits hold longer: the band puts its s4096 and s8192 times 11% and 27% too long.
-inline constexpr double kSpilledDqAddBandKeys = 640;
+// 0.63-0.70, then 0.93, 0.97).
+// HBM bytes per dQ element for each key a query row sees beyond the band below: GQA 64/8's bytes
+// at s32768 less the model's own for the launch, over those keys' dQ elements (0.0817 at s16384).
+// What ncu counts behind it: reductions of 0.75 of one 4-byte add per 64-key block, 64.5% of them
+// missing, each missed byte moving 2.5 bytes of HBM. Derived from the measurement above.
+inline constexpr double kSpilledDqAddHbmBytesPerElement = 0.0805;
+// The adds of a query row whose key lies within this many keys of its diagonal cost no HBM.
+// Fitted to GQA 64/8's five measured byte counts (s2048-32768), the model's own bytes for each
+// launch included, in steps of 10 keys: the largest relative error is smallest at 540 (-2.3% to
+// +2.5%). MHA's hits hold longer: its TFLOP/s at s4096 and s8192 come out 15% and 29% low.
+inline constexpr double kSpilledDqAddBandKeys = 540;
 // The share of the copy bandwidth (hw::Spec::copy_efficiency) that such sector-wise reads and
-// writes reach: 2.77-2.86 TB/s measured at s8192-32768, where the launch is bound by them, over
-// the lent H200's 4.25 TB/s copy rate. Derived from the measurement above.
-inline constexpr double kSpilledDqAddBandwidthShare = 0.67;
+// writes reach: 2.77-2.86 TB/s measured at s8192-32768 (GQA and MHA), where the launch is bound by
+// them, over the lent H200's 4.25 TB/s copy rate (0.65-0.67). Derived from the measurement above.
+inline constexpr double kSpilledDqAddBandwidthShare = 0.66;
 // The adds spill only in a launch of at least this many query heads (batch x heads). Timed on the
 // same H200:
 // - 64 heads spill (64/8 and MHA at batch 1);
-// - 128 spill more (64/8 at batch 2, s8192: causal over dense 0.97, the model 18% fast);
-// - 32 do not (32/4 and 32/8 at s8192 and s16384, 16/2 at batch 2 and s4096: causal over dense
-//   0.49-0.57, the bf16 kernel's; the model within 5% with no spill).
+// - 128 spill more (64/8 at batch 2, s8192: causal over dense 0.97, the model 14% fast);
+// - 32 do not (32/4 at s8192 and s16384, 32/8 at s16384, 16/2 at batch 2 and s4096: causal over
+//   dense 0.49-0.57, the bf16 kernel's; the model within 5% with no spill).
 // Measured bounds, not a law: the kernel's tile order is not published (if its CTAs take the
 // heads' key blocks in turn, 64 heads leave about two of a head's blocks in flight at once and 32
 // about four, whose adds to one dQ block would come close enough together to hit).

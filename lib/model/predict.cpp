@@ -377,9 +377,9 @@ double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p) {
 }
 
 // HBM bytes of a causal backward's dQ adds that miss L2 (Options::dq_adds_spill_l2): per query
-// row, the keys it sees beyond factors::kSpilledDqAddBandKeys of its diagonal, one add of d float32
-// elements per key block of factors::kCudnnHopperBackwardKeyBlock, a share of them read and
-// written in HBM; none in a launch of fewer than factors::kSpilledDqAddMinQueryHeads query heads.
+// row, the keys it sees beyond factors::kSpilledDqAddBandKeys of its diagonal, at
+// factors::kSpilledDqAddHbmBytesPerElement per dQ element; none in a launch of fewer than
+// factors::kSpilledDqAddMinQueryHeads query heads.
 double spilled_dq_add_bytes(const AttnShape& s) {
   if (double(s.batch) * double(s.heads_q) < factors::kSpilledDqAddMinQueryHeads) return 0;
   const double shift = double(s.seqlen_k - s.seqlen_q);
@@ -390,9 +390,8 @@ double spilled_dq_add_bytes(const AttnShape& s) {
     const double seen = s.window ? std::min(last_key + 1, double(s.window)) : last_key + 1;
     keys_beyond += std::max(0.0, seen - factors::kSpilledDqAddBandKeys);
   }
-  const double adds = keys_beyond / factors::kCudnnHopperBackwardKeyBlock;
-  return double(s.batch) * double(s.heads_q) * adds * double(s.headdim) * 4 * 2 *
-         factors::kSpilledDqAddMissShare;
+  return double(s.batch) * double(s.heads_q) * keys_beyond * double(s.headdim) *
+         factors::kSpilledDqAddHbmBytesPerElement;
 }
 
 // The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
@@ -460,8 +459,8 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     launches += reduce;
   }
   double hbm_s = hbm_bytes / bandwidth;
-  if (o.dq_adds_spill_l2) {
-    hbm_s += spilled_dq_add_bytes(s) / (bandwidth * factors::kSpilledDqAddBandwidthShare);
+  if (const double spilled = o.dq_adds_spill_l2 ? spilled_dq_add_bytes(s) : 0; spilled > 0) {
+    hbm_s += spilled / (bandwidth * factors::kSpilledDqAddBandwidthShare);
     p.factors.push_back(factors::reported(factors::Reported::spilled_dq_add_band_keys,
                                           factors::kSpilledDqAddBandKeys));
   }
@@ -704,11 +703,13 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
     return Error{
         "deterministic mode orders the backward pass's dQ sums of fa2, fa3 and fa4: use it "
         "with --pass bwd and --kernel fa2, fa3 or fa4"};
-  if (o.dq_adds_spill_l2 && (o.pass != Pass::bwd || !s.causal || !is_hopper(gpu)))
+  if (o.dq_adds_spill_l2 && (o.pass != Pass::bwd || !s.causal || s.dtype != Dtype::fp8 ||
+                             !is_hopper(gpu) || o.algorithm == Algorithm::naive))
     return Error{fmt::format(
-        "the L2-missing dQ adds are cuDNN's causal fp8 backward on Hopper; {} {}{} on {} is not: "
-        "drop them",
-        to_string(o.algorithm), to_string(o.pass), s.causal ? " causal" : "", gpu.name)};
+        "the L2-missing dQ adds are cuDNN's causal fp8 backward on Hopper, a fused kernel; {} {} "
+        "{}{} on {} is not: drop them",
+        to_string(o.algorithm), to_string(o.pass), to_string(s.dtype), s.causal ? " causal" : "",
+        gpu.name)};
   if (o.cudnn_deterministic_steps && o.pass != Pass::bwd)
     return Error{
         "cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};

@@ -1,4 +1,5 @@
 // Whole-kernel behaviour of the model: conventions, monotonic effects and refusals.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -296,11 +297,11 @@ TEST(Predict, FixedOrderTilesEndACausalLaunchAfterItsLongestCta) {
 }
 
 // cuDNN's fp8 causal backward on Hopper (Options::dq_adds_spill_l2): each query row's dQ adds
-// beyond kSpilledDqAddBandKeys of its diagonal read and write their sectors in HBM at
-// kSpilledDqAddBandwidthShare of the copy rate. At s32768 that traffic (about 360 GB for 64 heads)
-// outlasts the tiles and sets the main kernel's time; at s2048 the tiles still do, and below
-// kSpilledDqAddMinQueryHeads query heads nothing spills. The option belongs to a causal backward
-// on Hopper.
+// beyond kSpilledDqAddBandKeys of its diagonal cost kSpilledDqAddHbmBytesPerElement of HBM per dQ
+// element, moved at kSpilledDqAddBandwidthShare of the copy rate. At s32768 that traffic (about 340
+// GB for 64 heads) outlasts the tiles and sets the main kernel's time; at s2048 the tiles still do;
+// below kSpilledDqAddMinQueryHeads query heads, or under a window no wider than the band, nothing
+// spills. The option belongs to a fused causal fp8 backward on Hopper.
 TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   Options plain;
   plain.pass = Pass::bwd;
@@ -314,8 +315,8 @@ TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   const hw::Spec& h200 = gpu("h200");
   const double band = factors::kSpilledDqAddBandKeys;
   const double keys_beyond = 64 * (32768 - band) * (32768 - band + 1) / 2;
-  const double bytes = keys_beyond / factors::kCudnnHopperBackwardKeyBlock * 128 * 4 * 2 *
-                       factors::kSpilledDqAddMissShare;
+  const double bytes = keys_beyond * 128 * factors::kSpilledDqAddHbmBytesPerElement;
+  EXPECT_NEAR(bytes, 340e9, 10e9);
   const double bandwidth = h200.hbm_bytes_per_s * h200.copy_efficiency;
   const double cycles_per_s = h200.peak_clock_mhz * 1e6;
   const double hbm_s_before = before.tile_cycles.hbm * before.tiles / (h200.sms * cycles_per_s);
@@ -323,25 +324,42 @@ TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   EXPECT_NEAR(after.main_kernel_s,
               hbm_s_before + bytes / (bandwidth * factors::kSpilledDqAddBandwidthShare), 1e-9);
   EXPECT_GT(after.main_kernel_s, 1.5 * before.main_kernel_s);
-  EXPECT_TRUE(std::ranges::any_of(after.factors, [](const auto& f) {
-    return f.name == factors::text_of(factors::Reported::spilled_dq_add_band_keys).name;
-  }));
+  auto reports_band = [](const Prediction& p) {
+    return std::ranges::any_of(p.factors, [](const auto& f) {
+      return f.name == factors::text_of(factors::Reported::spilled_dq_add_band_keys).name;
+    });
+  };
+  EXPECT_TRUE(reports_band(after));
   AttnShape few_heads = s;
   few_heads.heads_q = 32;
   few_heads.heads_kv = 4;
-  EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, few_heads, spilled).main_kernel_s,
-                   run("h200", Algorithm::fa3, few_heads, plain).main_kernel_s);
+  const Prediction few = run("h200", Algorithm::fa3, few_heads, spilled);
+  EXPECT_DOUBLE_EQ(few.main_kernel_s, run("h200", Algorithm::fa3, few_heads, plain).main_kernel_s);
+  EXPECT_FALSE(reports_band(few));
+  AttnShape narrow = s;
+  narrow.window = std::int64_t(band);
+  EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, narrow, spilled).main_kernel_s,
+                   run("h200", Algorithm::fa3, narrow, plain).main_kernel_s);
   s.seqlen_q = s.seqlen_k = 2048;
   EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, s, spilled).main_kernel_s,
                    run("h200", Algorithm::fa3, s, plain).main_kernel_s);
+  auto refusal = [&](const hw::Spec& g, const AttnShape& shape, Options o) {
+    const auto p = predict(g, shape, o);
+    return p.ok() ? std::string() : p.error().message;
+  };
+  const std::string_view kRefused = "the L2-missing dQ adds are cuDNN's causal fp8 backward";
   Options blackwell = spilled;
   blackwell.algorithm = Algorithm::fa4;
-  EXPECT_FALSE(predict(gpu("gb200"), s, blackwell).ok());
+  EXPECT_THAT(refusal(gpu("gb200"), s, blackwell), ::testing::HasSubstr(kRefused));
+  AttnShape bf16 = s;
+  bf16.dtype = Dtype::bf16;
+  spilled.algorithm = Algorithm::fa3;
+  EXPECT_THAT(refusal(h200, bf16, spilled), ::testing::HasSubstr(kRefused));
   s.causal = false;
-  EXPECT_FALSE(predict(h200, s, spilled).ok());
+  EXPECT_THAT(refusal(h200, s, spilled), ::testing::HasSubstr(kRefused));
   s.causal = true;
   spilled.pass = Pass::fwd;
-  EXPECT_FALSE(predict(h200, s, spilled).ok());
+  EXPECT_THAT(refusal(h200, s, spilled), ::testing::HasSubstr(kRefused));
 }
 
 // FA4's deterministic backward under a window: its dQ semaphores chain a head's key blocks, and

@@ -65,7 +65,7 @@ TEST(PublishedModel, CudnnFp8CausalBackwardOnHopperSpillsItsDqAdds) {
     f.shape.heads_kv = heads_kv;
     f.shape.dtype = dtype;
     f.shape.causal = causal;
-    return modeled_as(f, gpu(gpu_id)).options->dq_adds_spill_l2;
+    return modeled_as(f, gpu(gpu_id)).options.value().dq_adds_spill_l2;
   };
   EXPECT_TRUE(spills("h200", Pass::bwd, Dtype::fp8, true, 8));
   EXPECT_TRUE(spills("h200", Pass::bwd, Dtype::fp8, true, 64));
