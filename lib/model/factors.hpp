@@ -465,7 +465,8 @@ inline constexpr double kFixedOrderTailShare = 0.75;
 // - its causal calls take 0.70-0.91 of the dense ones' time, where the bf16 kernel's take 0.53-0.55
 //   (s8192; its reductions hit 98%).
 // MHA 64 holds 67-72% to s8192 and falls to 39% and 35% at s16384 and s32768 (causal over dense
-// 0.63-0.70, then 0.93, 0.97).
+// 0.63-0.70, then 0.93, 0.97). The fp8 backward builds at hd128 only there (hd64 and hd256 are
+// refused by cuDNN 9.19 on Hopper).
 // HBM bytes per dQ element for each key a query row sees beyond the band below: GQA 64/8's bytes
 // at s32768 less the model's own for the launch, over those keys' dQ elements (0.0817 at s16384).
 // What ncu counts behind it: reductions of 0.75 of one 4-byte add per 64-key block, 64.5% of them
