@@ -377,19 +377,16 @@ double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p) {
 }
 
 // HBM bytes of a causal backward's dQ adds that miss L2 (Options::dq_adds_spill_l2): per query
-// row, the keys it sees beyond factors::kSpilledDqAddBandKeys of its diagonal, at
+// row, the keys it sees beyond factors::kSpilledDqAddBandKeys of its diagonal (the unmasked pairs
+// less those a window of the band's width would leave), at
 // factors::kSpilledDqAddHbmBytesPerElement per dQ element; none in a launch of fewer than
 // factors::kSpilledDqAddMinQueryHeads query heads.
 double spilled_dq_add_bytes(const AttnShape& s) {
   if (double(s.batch) * double(s.heads_q) < factors::kSpilledDqAddMinQueryHeads) return 0;
-  const double shift = double(s.seqlen_k - s.seqlen_q);
-  double keys_beyond = 0;  // per head
-  for (double row = 0; row < double(s.seqlen_q); ++row) {
-    const double last_key = row + shift;
-    if (last_key < 0) continue;
-    const double seen = s.window ? std::min(last_key + 1, double(s.window)) : last_key + 1;
-    keys_beyond += std::max(0.0, seen - factors::kSpilledDqAddBandKeys);
-  }
+  const auto band = std::int64_t(factors::kSpilledDqAddBandKeys);
+  AttnShape within_band = s;
+  within_band.window = s.window ? std::min(s.window, band) : band;
+  const double keys_beyond = unmasked_pairs(s) - unmasked_pairs(within_band);  // per head
   return double(s.batch) * double(s.heads_q) * keys_beyond * double(s.headdim) *
          factors::kSpilledDqAddHbmBytesPerElement;
 }

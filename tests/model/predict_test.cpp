@@ -314,7 +314,7 @@ TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   const Prediction after = run("h200", Algorithm::fa3, s, spilled);
   const hw::Spec& h200 = gpu("h200");
   const double band = factors::kSpilledDqAddBandKeys;
-  const double keys_beyond = 64 * (32768 - band) * (32768 - band + 1) / 2;
+  const double keys_beyond = 64 * (32768 - band) * (32768 - band) / 2;  // the pairs' area
   const double bytes = keys_beyond * 128 * factors::kSpilledDqAddHbmBytesPerElement;
   EXPECT_NEAR(bytes, 340e9, 10e9);
   const double bandwidth = h200.hbm_bytes_per_s * h200.copy_efficiency;
