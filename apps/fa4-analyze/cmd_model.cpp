@@ -22,6 +22,7 @@ struct ModelOptions {
   std::string tile;
   std::optional<double> exp_emulation;
   bool no_conditional_rescale = false;
+  bool software_row_max = false;
   bool two_cta = false;
   bool json = false;
   std::string ceilings = "datasheet";
@@ -38,6 +39,7 @@ void run_model(const Context& ctx, const ModelOptions& o) {
   if (!o.tile.empty()) options.tile = take(model::parse_tile(o.tile));
   options.exp_emulation = o.exp_emulation;
   if (o.no_conditional_rescale) options.conditional_rescale = false;
+  if (o.software_row_max) options.row_max_on_load = false;
   options.two_cta = o.two_cta;
   const model::Prediction p = take(model::predict(gpu, o.shape.shape(), options));
   if (o.json)
@@ -58,6 +60,9 @@ void setup(CLI::App& app, Context& ctx) {
                 "Share of exp2 emulated on the FMA pipe, 0..1 (fa4; default 0.125, 0 on B300)");
   c->add_flag("--no-conditional-rescale", o->no_conditional_rescale,
               "Rescale O on every tile (fa4; default: conditional, threshold 8)");
+  c->add_flag("--software-row-max", o->software_row_max,
+              "Take each row's max in software, not from the tensor-memory load (fa4 forward; "
+              "default: from the load on B300 and GB300)");
   c->add_flag("--two-cta", o->two_cta, "FA4 backward in 2-CTA mode (Blackwell)");
   c->add_flag("--json", o->json, "Print one JSON object");
   add_ceilings_option(*c, o->ceilings);

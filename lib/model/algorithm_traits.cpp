@@ -205,4 +205,9 @@ double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {
   return gpu.per_sm.mufu_ex2_per_clk >= kDoubledMufu ? 0 : factors::kFa4DefaultExpEmulation;
 }
 
+bool row_max_on_load(const hw::Spec& gpu, const Options& options) {
+  return options.row_max_on_load.value_or(options.algorithm == Algorithm::fa4 &&
+                                          options.pass == Pass::fwd && is_blackwell_ultra(gpu));
+}
+
 }  // namespace fa4::model

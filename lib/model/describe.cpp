@@ -15,6 +15,7 @@ std::string prediction_text(const hw::Spec& gpu, const Prediction& p) {
   if (p.algorithm == Algorithm::fa4)
     out += fmt::format(", exp emulation {:.1f}%, conditional rescaling {}", 100 * p.exp_emulation,
                        p.conditional_rescale ? "on" : "off");
+  if (p.row_max_on_load) out += ", row max from the tensor-memory load";
   if (p.two_cta) out += ", 2-CTA";
   out += "\n\nper-tile cycles (one SM, one tile, at each unit's own rate)\n";
   const std::pair<const char*, double> rows[] = {
@@ -68,7 +69,7 @@ nlohmann::json prediction_json(const Prediction& p) {
       {"shape", shape},
       {"options",
        {{"exp_emulation", p.exp_emulation}, {"conditional_rescale", p.conditional_rescale},
-        {"two_cta", p.two_cta}}},
+        {"row_max_on_load", p.row_max_on_load}, {"two_cta", p.two_cta}}},
       {"tile",
        {{"m", p.tile.m},
         {"n", p.tile.n},

@@ -16,6 +16,12 @@ namespace fa4::model::factors {
 // FP32-pipe instructions per element of S in the online softmax, besides exp2 itself:
 // scale-and-subtract-max (1 FFMA), row-max (1 FMNMX), row-sum (1 FADD), bf16 pack (0.5 F2FP).
 inline constexpr double kSoftmaxFmaOpsPerElement = 3.5;
+// The row max's part of kSoftmaxFmaOpsPerElement (one FMNMX per score), which a kernel skips on a
+// block the mask does not cross when the tensor-memory load of S returns each row's maximum
+// (Options::row_max_on_load: tcgen05.ld.red, PTX ISA 8.8, Blackwell Ultra only). A masked block's
+// maximum must be taken after the mask, in software (flash-attention PR 2696, flash_fwd_sm100.py:
+// "Masked iterations reduce over post-mask values in software").
+inline constexpr double kRowMaxOpsPerElement = 1.0;
 // FP32-pipe instructions of one emulated exp2 (FA4 §3.1.3): round-down add and subtract of
 // 2^23+2^22 (2 FADD), the fraction (1 FADD), degree-3 Horner polynomial (3 FFMA).
 inline constexpr double kFmaOpsPerEmulatedExp2 = 6.0;
@@ -135,8 +141,10 @@ inline constexpr double kBlackwellStreamNormExponent = 10;
 //   not modeled: a GEMM does not show it (cuBLAS bf16 1769 TFLOP/s on B300 against 1745 on
 //   B200, stas00/ml-engineering); lib/model/NOTES.md section 2z has the candidates. Fitted to
 //   the record's fit bf16 forward figures on B300 and GB300 at hd 128 and 192/128 (42; median
-//   signed error -0.1%).
-inline constexpr double kBlackwellUltraForwardTensorShare = 0.895;
+//   signed error -0.05% at 0.882, +0.05% at 0.883), with FA4's figures from July 2026 taking
+//   their row max from the tensor-memory load (Options::row_max_on_load; 0.895 before, section
+//   2aj).
+inline constexpr double kBlackwellUltraForwardTensorShare = 0.883;
 
 // Backward: FA2's backward keeps five GEMMs and the elementwise work in the same warps (no
 // overlap), and its warps each ldmatrix-read the shared operands they need, so each operand

@@ -100,6 +100,11 @@ struct Options {
   // bandwidth (factors.hpp, kSpilledDqAddBandKeys), and the kernel lasts at least that traffic's
   // time.
   bool dq_adds_spill_l2 = false;
+  // FA4's forward on Blackwell Ultra: the tensor-memory load of S also returns each row's maximum
+  // (tcgen05.ld.red: PTX ISA 8.8, sm_103f and sm_110f only), so on the blocks the mask does not
+  // cross the softmax warps skip their own FMNMX (factors.hpp, kRowMaxOpsPerElement). Default: on
+  // for fa4's forward on Blackwell Ultra, whose kernel takes it since flash-attention PR 2696.
+  std::optional<bool> row_max_on_load;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).
@@ -134,6 +139,7 @@ struct Prediction {
   Tile tile;
   double exp_emulation = 0;
   bool conditional_rescale = false;
+  bool row_max_on_load = false;
   bool two_cta = false;
   bool deterministic = false;
   TileCycles tile_cycles;

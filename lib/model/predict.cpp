@@ -13,6 +13,7 @@
 #include "core/fa2_bwd_tiles.hpp"
 #include "core/fa3_tiles.hpp"
 #include "model/algorithm_traits.hpp"
+#include "model/blocks.hpp"
 #include "model/factors.hpp"
 #include "model/model.hpp"
 
@@ -26,43 +27,6 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 // Bytes per clock one SM may draw from HBM when every SM pulls at once.
 double hbm_bytes_per_clk_per_sm(const hw::Spec& gpu) {
   return gpu.hbm_bytes_per_s * gpu.copy_efficiency / gpu.sms / (gpu.peak_clock_mhz * 1e6);
-}
-
-// Key blocks a forward CTA of query rows [row0, row1) visits (bottom-right causal alignment:
-// query i sees keys j <= i + seqlen_k - seqlen_q and, with a sliding window W, j > that - W):
-// every block the band touches, its partial blocks at both edges included.
-double forward_blocks(const AttnShape& s, Tile t, double row0, double row1) {
-  const double all = ceil_div(double(s.seqlen_k), t.n);
-  if (!s.causal) return all;
-  const double shift = double(s.seqlen_k - s.seqlen_q);
-  const double last_key = row1 - 1 + shift;
-  if (last_key < 0) return 0;
-  const double last_block = std::min(all - 1, std::floor(last_key / t.n));
-  const double first_key = s.window ? std::max(0.0, row0 + shift - double(s.window) + 1) : 0;
-  return last_block - std::floor(first_key / t.n) + 1;
-}
-
-// Query blocks a backward CTA owning keys [key0, key0 + N) visits (the same band, seen from the
-// keys: key j is seen by rows j - shift .. j - shift + W - 1).
-double backward_blocks(const AttnShape& s, Tile t, double key0) {
-  const double all = ceil_div(double(s.seqlen_q), t.m);
-  if (!s.causal) return all;
-  const double shift = double(s.seqlen_k - s.seqlen_q);
-  const double first_row = std::max(0.0, key0 - shift);
-  if (first_row >= double(s.seqlen_q)) return 0;
-  const double last_key = std::min(key0 + t.n, double(s.seqlen_k)) - 1;
-  const double last_row =
-      s.window ? std::min(double(s.seqlen_q) - 1, last_key - shift + double(s.window) - 1)
-               : double(s.seqlen_q) - 1;
-  return std::floor(last_row / t.m) - std::floor(first_row / t.m) + 1;
-}
-
-// Query blocks a backward CTA walks, over the key blocks of one head on average.
-double mean_query_blocks_per_key_block(const AttnShape& s, Tile t) {
-  const double key_blocks = ceil_div(double(s.seqlen_k), t.n);
-  double walked = 0;
-  for (double k = 0; k < key_blocks; ++k) walked += backward_blocks(s, t, k * t.n);
-  return walked / key_blocks;
 }
 
 struct Schedule {
@@ -730,6 +694,16 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
     return Error{"--exp-emulation is one of FA4's softmax techniques: use it with --kernel fa4"};
   if (o.tile && o.algorithm == Algorithm::naive)
     return Error{"--tile: naive has no tile of its own (cuBLAS tiles its GEMMs): leave it out"};
+  if (o.row_max_on_load && (o.algorithm != Algorithm::fa4 || o.pass != Pass::fwd))
+    return Error{fmt::format(
+        "the row max from the tensor-memory load is a choice of FA4's forward softmax; {} {} has "
+        "none: drop it or model fa4 --pass fwd",
+        to_string(o.algorithm), to_string(o.pass))};
+  if (o.row_max_on_load.value_or(false) && !is_blackwell_ultra(gpu))
+    return Error{fmt::format(
+        "the row max from the tensor-memory load (tcgen05.ld.red) is Blackwell Ultra's; {} has "
+        "no such load: drop it or pick b300 or gb300",
+        gpu.name)};
   if (o.conditional_rescale && o.algorithm != Algorithm::fa4)
     return Error{"--no-conditional-rescale is one of FA4's techniques: use it with --kernel fa4"};
   return Ok{};
@@ -789,6 +763,7 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
   if (o.algorithm == Algorithm::fa4) {
     p.exp_emulation = o.exp_emulation.value_or(default_exp_emulation(gpu, o.algorithm));
     p.conditional_rescale = o.conditional_rescale.value_or(true);
+    p.row_max_on_load = row_max_on_load(gpu, o);
   }
   p.flops = attention_flops(s, o.pass);
   add_common_factors(gpu, p);

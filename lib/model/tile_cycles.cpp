@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/algorithm_traits.hpp"
+#include "model/blocks.hpp"
 #include "model/factors.hpp"
 #include "model/model.hpp"
 
@@ -135,7 +136,11 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
     // emulated exp2's ALU instructions and one issue slot per exp2 sent to MUFU.
     const double issue_only = elements * (share * factors::kAluOpsPerEmulatedExp2 + (1 - share)) /
                               factors::kIssueLanesPerClkPerSm;
-    c.fma = (elements * factors::kSoftmaxFmaOpsPerElement + rescale_share * m * dv) /
+    // The row max the tensor-memory load returns, on the blocks the mask does not cross.
+    const double loaded_max = row_max_on_load(gpu, o) ? 1 - forward_masked_block_share(s, t) : 0;
+    const double softmax_ops =
+        factors::kSoftmaxFmaOpsPerElement - loaded_max * factors::kRowMaxOpsPerElement;
+    c.fma = (elements * softmax_ops + rescale_share * m * dv) /
                 sm.fma_lanes_per_clk +
             c.exp_fma + issue_only;
     c.smem = forward_smem_bytes(gpu, s, o.algorithm, t) / sm.smem_bytes_per_clk;

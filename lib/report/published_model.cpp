@@ -20,6 +20,8 @@
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
+// - on Blackwell Ultra, FA4's forward from July 2026 and cuDNN's fp8 forward take each row's
+//   maximum from the tensor-memory load (Options::row_max_on_load, below);
 // - cuDNN's fp8 causal backward on Hopper adds dQ beyond a band next to the diagonal in HBM
 //   (Options::dq_adds_spill_l2: measured with ncu on the lent H200, data/measurements/kernels/
 //   2026-11-29-h200-cudnn-fp8-causal-backward.txt);
@@ -114,6 +116,18 @@ constexpr int kCudnnFp8TwoCtaBackwardMinVersion = 92200;
 // same run and shape (0.94-1.07, 60 pairs at hd192/128 and hd256: GB200 and GB300 9.26, B300 9.24),
 // where at hd64 and hd128 they run at 0.75-0.92 of them (lib/model/NOTES.md, section 2af).
 constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
+// Blackwell Ultra's row maximum from the tensor-memory load (Options::row_max_on_load, on by
+// default for the fa4 algorithm there). FA4's forward takes it from flash-attention PR 2696
+// (af04967, 2026-07-11: `use_ldred_rowmax` in flash_fwd_sm100.py), so its figures dated before
+// ran without. cuDNN's kernels are not public; the record shows its fp8 forward on Ultra with it
+// and its bf16 forward without (lib/model/NOTES.md, section 2aj): its fp8 forward in releases
+// 9.19.1, 9.24 and 9.26 (GB300, B300) runs as fast as the softmax stream without the FMNMX allows,
+// where the model without it was 20-31% slow, while its bf16 forward where the softmax stream
+// binds (hd64: GB300 9.19.1 under a 1024-key window, flash-attention PR 2605) runs as without it:
+// in the same 9.19.1 run the fp8 hd64 figures move from -14..-6% to -5..+3% with it and the bf16
+// ones from +3..+11% to +14..+22%. A cuDNN figure without a recorded release is modeled without.
+constexpr std::string_view kFa4RowMaxOnLoadSince = "2026-07-11";
+constexpr int kCudnnFp8RowMaxOnLoadMinVersion = 91900;
 
 // The cuDNN backend version the figure's source records ("cudnn_backend_version 92600" in its
 // software line), or 0.
@@ -179,6 +193,12 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.fixed_order_tiles = is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd;
   o.dq_adds_spill_l2 =
       cudnn_backward && model::is_hopper(gpu) && f.shape.dtype == Dtype::fp8 && f.shape.causal;
+  if (model::is_blackwell_ultra(gpu) && o.algorithm == model::Algorithm::fa4 &&
+      f.pass == Pass::fwd)
+    o.row_max_on_load =
+        (family == "fa4" && f.provenance && f.provenance->date >= kFa4RowMaxOnLoadSince) ||
+        (is_cudnn(family) && f.shape.dtype == Dtype::fp8 &&
+         cudnn_backend_version(f) >= kCudnnFp8RowMaxOnLoadMinVersion);
   if (o.deterministic && f.pass != Pass::bwd)
     return {std::nullopt,
             "a deterministic forward pass is the plain one; the figure is mislabeled"};

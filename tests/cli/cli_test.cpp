@@ -35,6 +35,25 @@ TEST_F(Cli, ModelPrintsTheTileTableAndPrediction) {
   EXPECT_NE(r.out.find("bound by"), std::string::npos);
 }
 
+// On Blackwell Ultra FA4's forward takes each row's max from the tensor-memory load by default;
+// --software-row-max models it without, a slower softmax where that stream binds (hd64).
+TEST_F(Cli, ModelSaysWhereTheRowMaxComesFromTheLoad) {
+  const Outcome loaded = run("model --gpu gb300 --kernel fa4 --headdim 64 --json");
+  const Outcome computed =
+      run("model --gpu gb300 --kernel fa4 --headdim 64 --software-row-max --json");
+  ASSERT_EQ(loaded.code, 0) << loaded.err;
+  ASSERT_EQ(computed.code, 0) << computed.err;
+  const auto with = nlohmann::json::parse(loaded.out);
+  const auto without = nlohmann::json::parse(computed.out);
+  EXPECT_EQ(with["options"]["row_max_on_load"], true);
+  EXPECT_EQ(without["options"]["row_max_on_load"], false);
+  EXPECT_GT(with["predicted"]["tflops"].get<double>(),
+            without["predicted"]["tflops"].get<double>());
+  const Outcome text = run("model --gpu gb300 --kernel fa4");
+  EXPECT_NE(text.out.find("row max from the tensor-memory load"), std::string::npos) << text.out;
+  EXPECT_EQ(run("model --gpu gb200 --kernel fa4").out.find("row max"), std::string::npos);
+}
+
 TEST_F(Cli, ModelJsonHasTheDocumentedFields) {
   const Outcome r = run("model --gpu h100-sxm --kernel fa3 --json");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -226,6 +226,9 @@ TEST_F(Input, WhatifScalesStayWithinWhatIsPhysical) {
 TEST_F(Input, OptionsNoKernelCanHonourAreRefusedWithTheReason) {
   expect_error(run("model --gpu b200 --kernel fa4 --exp-emulation nan"),
                "--exp-emulation nan is not a share: give a number from 0 to 1");
+  expect_error(run("model --gpu gb300 --kernel fa4 --pass bwd --software-row-max"),
+               "the row max from the tensor-memory load is a choice of FA4's forward softmax; fa4 "
+               "bwd has none");
   expect_error(run("model --gpu h100 --kernel fa3 --headdim 7"),
                "headdim = 7: fa3 kernels take head dims that are multiples of 8 up to 256");
   expect_error(run("model --gpu h100 --kernel fa2 --headdim-v 7"), "headdim-v = 7: fa2 kernels");

@@ -193,6 +193,41 @@ TEST(Predict, BlackwellUltraForwardTensorStreamHasItsOwnShare) {
   EXPECT_GT(run("gb300", Algorithm::fa4, s).tflops, 1.15 * run("gb200", Algorithm::fa4, s).tflops);
 }
 
+// Blackwell Ultra's tensor-memory load returns each row's max (tcgen05.ld.red): FA4's forward
+// there skips its FMNMX on the blocks the mask does not cross, by default; elsewhere, and for
+// other kernels and passes, the option is refused.
+TEST(Predict, UltraRowMaxFromTheLoadSkipsTheFmnmxOnUnmaskedBlocks) {
+  const AttnShape dense = square(2, 32, 8192, 64);
+  Options software;
+  software.row_max_on_load = false;
+  const Prediction loaded = run("gb300", Algorithm::fa4, dense);
+  const Prediction computed = run("gb300", Algorithm::fa4, dense, software);
+  EXPECT_TRUE(loaded.row_max_on_load);
+  EXPECT_FALSE(computed.row_max_on_load);
+  const double elements = double(loaded.tile.m) * loaded.tile.n;
+  EXPECT_NEAR(computed.tile_cycles.fma - loaded.tile_cycles.fma,
+              elements * factors::kRowMaxOpsPerElement / gpu("gb300").per_sm.fma_lanes_per_clk,
+              1e-9);
+  EXPECT_GT(loaded.tflops, 1.1 * computed.tflops);  // hd64: the softmax stream binds
+  // Under a 128-key window every block the band touches is masked: nothing to skip.
+  AttnShape band = square(2, 32, 8192, 64, true);
+  band.window = 128;
+  EXPECT_DOUBLE_EQ(run("gb300", Algorithm::fa4, band).tile_cycles.fma,
+                   run("gb300", Algorithm::fa4, band, software).tile_cycles.fma);
+  EXPECT_FALSE(run("gb200", Algorithm::fa4, dense).row_max_on_load);
+  Options loaded_max;
+  loaded_max.row_max_on_load = true;
+  loaded_max.algorithm = Algorithm::fa4;
+  const auto b200 = predict(gpu("b200"), dense, loaded_max);
+  ASSERT_FALSE(b200.ok());
+  EXPECT_THAT(b200.error().message, ::testing::HasSubstr("Blackwell Ultra"));
+  loaded_max.pass = Pass::bwd;
+  EXPECT_FALSE(predict(gpu("gb300"), dense, loaded_max).ok());
+  loaded_max.pass = Pass::fwd;
+  loaded_max.algorithm = Algorithm::fa3;
+  EXPECT_FALSE(predict(gpu("h200"), dense, loaded_max).ok());
+}
+
 // A persistent backward on Blackwell (FA4's, cuDNN's as the model takes it) runs a
 // preprocessing and a dQ conversion launch beside its main kernel, as on Hopper: their bytes at
 // the GPU's bandwidth and their launches add to the main kernel's time. FA4's split hd256

@@ -66,9 +66,13 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // kernel-timed figures and with the longest-first tail (section 2ac) the median fell to 4.9%
     // and the misses above 20% to 5, while FA4's hd256 forward at s2048 rose to +272.6% (the call
     // term had stood in for part of its unexplained cost); fp8 13.4% / 38.7% -> 10.8% / 31.1%.
-    // The sixth above 20% is B300's cuDNN hd192/128 forward at s32768, at +20.0%.
-    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 273, 173, 6}},
-    {{"Blackwell", Pass::fwd, true}, {11, 32, 83, 19}},
+    // Since Blackwell Ultra's row max from the tensor-memory load (section 2aj: FA4's forward
+    // from July 2026 and cuDNN's fp8 forward; Ultra's tensor share refitted 0.895 -> 0.883) the
+    // median is 4.7% and the worst 269.5%, the five above 20% FA4's hd256 forward (B300's cuDNN
+    // hd192/128 forward at s32768 had been a sixth, at +20.0%); the fp8 forward went from
+    // 10.8% / 31.1% (19 above 20%) to 7.2% / 21.1% (4).
+    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, 270, 173, 5}},
+    {{"Blackwell", Pass::fwd, true}, {7.5, 22, 83, 4}},
     // The bf16 backward's median met since FA4's hd192/128 backward waits for its shared tensor
     // memory columns (9.5% before; section 2w). Its worst fell from 494.8% to 170.6% (FA4's split
     // hd256 kernels at s2048 causal) and its misses above 20% from 56 to 24 when the launches

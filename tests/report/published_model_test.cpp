@@ -232,6 +232,46 @@ TEST(PublishedModel, CudnnFp8BackwardAtHd192RunsOnTheTwoCtaPairFromRelease922) {
   EXPECT_GT(*pair.at(0).predicted_tflops, 1.1 * *one.at(0).predicted_tflops);
 }
 
+// On Blackwell Ultra the row max comes from the tensor-memory load for FA4's forward from
+// flash-attention PR 2696 (2026-07-11) and for cuDNN's fp8 forward of a recorded release from
+// 9.19; FA4 before, cuDNN's bf16 forward or an unnamed release, the backward and other GPUs not.
+TEST(PublishedModel, UltraForwardsTakeTheirRowMaxFromTheLoadWhereTheRecordShowsIt) {
+  PublishedFigure f = figure("gb300", "fa4", Pass::fwd);
+  f.shape.headdim = f.shape.headdim_v = 128;
+  f.provenance = Provenance{};
+  f.provenance->date = "2026-07-24";
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, true);
+  f.provenance->date = "2026-05-30";
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
+  f.kernel = "cudnn";
+  f.shape.dtype = Dtype::fp8;
+  f.provenance->software = "cuDNN 9.19.1 (cudnn_backend_version 91901), cudnn-frontend 1.19.0";
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, true);
+  EXPECT_EQ(modeled_as(f, gpu("b300")).options->row_max_on_load, true);
+  f.provenance->software = "the cuDNN version is not in the part of the thread read";
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
+  f.provenance->software = "cuDNN 9.26.0 (cudnn_backend_version 92600)";
+  f.shape.dtype = Dtype::bf16;
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
+  f.shape.dtype = Dtype::fp8;
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->row_max_on_load.has_value());
+  f.pass = Pass::bwd;
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->row_max_on_load.has_value());
+  // With it the fp8 forward is faster: its softmax stream, which binds, drops the FMNMX.
+  f.pass = Pass::fwd;
+  f.shape.batch = 2;
+  f.shape.heads_q = 64;
+  f.shape.heads_kv = 8;
+  f.shape.seqlen_q = f.shape.seqlen_k = 8192;
+  PublishedFigure unnamed = f;
+  unnamed.provenance->software = "versions not stated";
+  const std::vector<PublishedFigure> with{f}, without{unnamed};
+  const auto fast = compare_with_model(gpus(), with);
+  const auto slow = compare_with_model(gpus(), without);
+  ASSERT_TRUE(fast.at(0).predicted_tflops && slow.at(0).predicted_tflops);
+  EXPECT_GT(*fast.at(0).predicted_tflops, 1.15 * *slow.at(0).predicted_tflops);
+}
+
 // cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and it
 // walks the whole causal triangle under a sliding window; bf16, Hopper and the forward are not.
 TEST(PublishedModel, CudnnFp8BackwardOnBlackwellIsDeterministicAndWalksTheTriangle) {
