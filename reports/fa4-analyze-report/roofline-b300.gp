@@ -21,7 +21,7 @@ plot 'roofline-b300.dat' index 0 using 1:2 with lines lw 2 lc rgb '#444444' titl
      'roofline-b300.dat' index 1 using 1:2 with lines lw 2 lc rgb '#000000' title 'dense bf16 peak: 2243', \
      'roofline-b300.dat' index 2 using 1:2 with lines lw 2 lc rgb '#c0392b' title 'exp2 on MUFU, hd128: 4486', \
      'roofline-b300.dat' index 3 using 1:2 with lines lw 2 lc rgb '#7d3c98' title 'shared memory, hd128: 2991', \
-     'roofline-b300.dat' index 4 using 1:2 with lines lw 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128: 1424', \
+     'roofline-b300.dat' index 4 using 1:2 with lines lw 2 lc rgb '#117a65' title 'exp2 emulated on FMA, hd128: 1547', \
      'roofline-b300.dat' index 5 using 1:2 with points pt 9 ps 1.4 lc rgb '#4e79a7' title 'naive (model)', \
      'roofline-b300.dat' index 6 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fa2 (model)', \
      'roofline-b300.dat' index 7 using 1:2 with points pt 9 ps 1.4 lc rgb '#e15759' title 'fa4 (model)', \
