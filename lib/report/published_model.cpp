@@ -22,7 +22,8 @@
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
 // - on Blackwell Ultra, FA4's forward from July 2026 and cuDNN's fp8 forward take each row's
 //   maximum from the tensor-memory load (Options::row_max_on_load, below);
-// - cuDNN's fp8 causal backward on Hopper adds dQ beyond a band next to the diagonal in HBM
+// - cuDNN's fp8 backward on Hopper is one kernel, deterministic or not (below), and its causal one
+//   adds dQ beyond a band next to the diagonal in HBM
 //   (Options::dq_adds_spill_l2: measured with ncu on the lent H200, data/measurements/kernels/
 //   2026-11-29-h200-cudnn-fp8-causal-backward.txt);
 // - a kernel outside the list is not modeled.
@@ -186,6 +187,12 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   // the plain ones match): the plain kernel, its GQA group reduction included, plus a fixed time
   // per tile step (model::factors::kCudnnDeterministicStepCycles).
   const bool cudnn_backward = is_cudnn(family) && f.pass == Pass::bwd && !cudnn_fp8_backward;
+  // cuDNN's fp8 backward on Hopper has no deterministic configuration: the frontend passes the
+  // flag to the backend only on Blackwell (sdpa_fp8_bwd.h), and on the lent H200 both graphs run
+  // the same kernels at the same times (data/measurements/kernels/
+  // 2026-11-29-h200-cudnn-fp8-deterministic-backward.txt).
+  if (cudnn_backward && model::is_hopper(gpu) && f.shape.dtype == Dtype::fp8)
+    o.deterministic = false;
   const bool plain_pinned = model::is_blackwell(gpu) && f.shape.dtype != Dtype::fp8 &&
                             f.shape.headdim > kCudnnPlainPinnedAboveHeaddim;
   o.cudnn_deterministic_steps = cudnn_backward && (o.deterministic || plain_pinned);

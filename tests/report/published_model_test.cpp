@@ -75,6 +75,30 @@ TEST(PublishedModel, CudnnFp8CausalBackwardOnHopperSpillsItsDqAdds) {
   EXPECT_FALSE(spills("gb200", Pass::bwd, Dtype::fp8, true, 8));
 }
 
+// cuDNN's deterministic fp8 backward on Hopper is its plain kernel (measured on the lent H200):
+// no chained waits, no fixed time a step, the spill kept; bf16 and Blackwell keep theirs.
+TEST(PublishedModel, CudnnDeterministicFp8BackwardOnHopperIsThePlainKernel) {
+  PublishedFigure f = figure("h200", "cudnn-deterministic", Pass::bwd);
+  f.shape.heads_q = 64;
+  f.shape.heads_kv = 8;
+  f.shape.causal = true;
+  f.shape.dtype = Dtype::fp8;
+  const model::Options fp8 = *modeled_as(f, gpu("h200")).options;
+  EXPECT_FALSE(fp8.deterministic);
+  EXPECT_FALSE(fp8.cudnn_deterministic_steps);
+  EXPECT_TRUE(fp8.dq_adds_spill_l2);
+  PublishedFigure plain = f;
+  plain.kernel = "cudnn";
+  const std::vector<PublishedFigure> both{f, plain};
+  const auto rows = compare_with_model(gpus(), both);
+  ASSERT_TRUE(rows.at(0).predicted_tflops && rows.at(1).predicted_tflops);
+  EXPECT_DOUBLE_EQ(*rows.at(0).predicted_tflops, *rows.at(1).predicted_tflops);
+  f.shape.dtype = Dtype::bf16;
+  EXPECT_TRUE(modeled_as(f, gpu("h200")).options->cudnn_deterministic_steps);
+  f.shape.dtype = Dtype::fp8;
+  EXPECT_TRUE(modeled_as(f, gpu("gb200")).options->deterministic);
+}
+
 TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
   const auto two_cta = modeled_as(figure("b200", "fa4", Pass::bwd), gpu("b200")).options;
   ASSERT_TRUE(two_cta);
