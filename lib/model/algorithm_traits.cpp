@@ -205,9 +205,15 @@ double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm) {
   return gpu.per_sm.mufu_ex2_per_clk >= kDoubledMufu ? 0 : factors::kFa4DefaultExpEmulation;
 }
 
-bool row_max_on_load(const hw::Spec& gpu, const Options& options) {
+bool row_max_on_load(const hw::Spec& gpu, const AttnShape& shape, const Options& options) {
+  // FA4 pads the head dim to a multiple of 16 and keeps the software max at 32 ("SM103 ld.red is
+  // profitable except for D32": flash_fwd_sm100.py, `use_ldred_rowmax`, flash-attention PR 2696).
+  constexpr std::int64_t kPadding = 16, kSoftwareMaxPaddedHeaddim = 32;
+  const bool padded_to_32 =
+      (shape.headdim + kPadding - 1) / kPadding * kPadding == kSoftwareMaxPaddedHeaddim;
   return options.row_max_on_load.value_or(options.algorithm == Algorithm::fa4 &&
-                                          options.pass == Pass::fwd && is_blackwell_ultra(gpu));
+                                          options.pass == Pass::fwd && is_blackwell_ultra(gpu) &&
+                                          !padded_to_32);
 }
 
 }  // namespace fa4::model

@@ -88,7 +88,7 @@ BackwardRecompute backward_recompute(const AttnShape& shape, const Options& opti
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);
 // Whether this kernel's softmax takes each row's maximum from the tensor-memory load
-// (Options::row_max_on_load), by default where the hardware has it.
-bool row_max_on_load(const hw::Spec& gpu, const Options& options);
+// (Options::row_max_on_load), by default where the hardware has it and FA4's kernel takes it.
+bool row_max_on_load(const hw::Spec& gpu, const AttnShape& shape, const Options& options);
 
 }  // namespace fa4::model

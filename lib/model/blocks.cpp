@@ -5,14 +5,10 @@
 #include <cmath>
 
 namespace fa4::model {
-namespace {
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
+double ceil_div(double extent, double size) { return std::ceil(extent / size); }
 
-// How far the diagonal is shifted right: the keys beyond the queries (bottom-right alignment).
 double diagonal_shift(const AttnShape& s) { return double(s.seqlen_k - s.seqlen_q); }
-
-}  // namespace
 
 double forward_blocks(const AttnShape& s, Tile t, double row0, double row1) {
   const double all = ceil_div(double(s.seqlen_k), t.n);

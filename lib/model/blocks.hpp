@@ -9,6 +9,12 @@
 
 namespace fa4::model {
 
+// Blocks of `size` that cover `extent`, the last one partial where they do not divide.
+double ceil_div(double extent, double size);
+
+// How far right of the main diagonal the causal one sits: the keys beyond the queries.
+double diagonal_shift(const AttnShape& s);
+
 // Key blocks a forward CTA of query rows [row0, row1) visits: every block the band touches, its
 // partial blocks at both edges included.
 double forward_blocks(const AttnShape& s, Tile t, double row0, double row1);

@@ -177,8 +177,9 @@ const Constant kConstants[] = {
      "FP32-pipe instructions per score in the online softmax besides exp2: scale and subtract "
      "the max (FFMA), row max (FMNMX), row sum (FADD), half a bf16 pack (F2FP)"},
     {"kRowMaxOpsPerElement", kRowMaxOpsPerElement, "counted", "",
-     "the row max's FMNMX per score, which Blackwell Ultra's tensor-memory load (tcgen05.ld.red) "
-     "takes over on the blocks the mask does not cross"},
+     "the row max's FMNMX per score (the scalar convention of kSoftmaxFmaOpsPerElement), which "
+     "Blackwell Ultra's tensor-memory load (tcgen05.ld.red) takes over on the blocks the mask "
+     "does not cross"},
     {"kFmaOpsPerEmulatedExp2", kFmaOpsPerEmulatedExp2, "counted", "",
      "FP32-pipe instructions per software exp2 (FA4 §3.1.3): round-down add and subtract, the "
      "fraction, a degree-3 Horner polynomial; the integer steps run on the ALU pipe"},

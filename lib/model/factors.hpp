@@ -20,7 +20,11 @@ inline constexpr double kSoftmaxFmaOpsPerElement = 3.5;
 // block the mask does not cross when the tensor-memory load of S returns each row's maximum
 // (Options::row_max_on_load: tcgen05.ld.red, PTX ISA 8.8, Blackwell Ultra only). A masked block's
 // maximum must be taken after the mask, in software (flash-attention PR 2696, flash_fwd_sm100.py:
-// "Masked iterations reduce over post-mask values in software").
+// "Masked iterations reduce over post-mask values in software"). Counted in the scalar convention
+// of kSoftmaxFmaOpsPerElement; FA4's SM100 code takes the max with a three-input FMNMX, half an
+// instruction per score of its 2.0 packed ones, the same quarter of the softmax's FP32 work but a
+// sixth, not a fifth, of the issue stream with MUFU's slot. The record's Ultra fp8 forward takes
+// the scalar count (held-out median 7.2%; 8.3% at 0.75, the packed share: NOTES.md section 2aj).
 inline constexpr double kRowMaxOpsPerElement = 1.0;
 // FP32-pipe instructions of one emulated exp2 (FA4 §3.1.3): round-down add and subtract of
 // 2^23+2^22 (2 FADD), the fraction (1 FADD), degree-3 Horner polynomial (3 FFMA).

@@ -22,8 +22,6 @@ namespace {
 
 constexpr double kLseBytes = 4;
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
-
 // Bytes per clock one SM may draw from HBM when every SM pulls at once.
 double hbm_bytes_per_clk_per_sm(const hw::Spec& gpu) {
   return gpu.hbm_bytes_per_s * gpu.copy_efficiency / gpu.sms / (gpu.peak_clock_mhz * 1e6);
@@ -294,7 +292,7 @@ int walking_dq_slots(const hw::Spec& gpu, const AttnShape& s, const Options& o, 
 // the slots j whose first key, j * key_block, it sees (bwd_common.hpp).
 double slot_rows(const AttnShape& s, int slots, double key_block) {
   if (!s.causal) return double(slots) * double(s.seqlen_q);
-  const double shift = double(s.seqlen_k - s.seqlen_q), sq = double(s.seqlen_q);
+  const double shift = diagonal_shift(s), sq = double(s.seqlen_q);
   double rows = 0;
   for (int j = 0; j < slots; ++j)
     rows += std::clamp(sq - std::max(0.0, j * key_block - shift), 0.0, sq);
@@ -763,7 +761,7 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
   if (o.algorithm == Algorithm::fa4) {
     p.exp_emulation = o.exp_emulation.value_or(default_exp_emulation(gpu, o.algorithm));
     p.conditional_rescale = o.conditional_rescale.value_or(true);
-    p.row_max_on_load = row_max_on_load(gpu, o);
+    p.row_max_on_load = row_max_on_load(gpu, s, o);
   }
   p.flops = attention_flops(s, o.pass);
   add_common_factors(gpu, p);

@@ -16,8 +16,6 @@ namespace {
 constexpr double kFp32Bytes = 4;
 constexpr double kTcgen05Rows = 128;  // tcgen05 MMA and TMEM are organised in 128-row blocks
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
-
 // The MMA rate the algorithm's instructions reach: FA2's mma.sync runs below wgmma's on Hopper.
 double mma_rate(const hw::Spec& gpu, Dtype dtype, Algorithm algorithm) {
   const double rate = gpu.mma_flop_per_clk(dtype);
@@ -137,12 +135,11 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
     const double issue_only = elements * (share * factors::kAluOpsPerEmulatedExp2 + (1 - share)) /
                               factors::kIssueLanesPerClkPerSm;
     // The row max the tensor-memory load returns, on the blocks the mask does not cross.
-    const double loaded_max = row_max_on_load(gpu, o) ? 1 - forward_masked_block_share(s, t) : 0;
+    const double loaded_max = row_max_on_load(gpu, s, o) ? 1 - forward_masked_block_share(s, t) : 0;
     const double softmax_ops =
         factors::kSoftmaxFmaOpsPerElement - loaded_max * factors::kRowMaxOpsPerElement;
-    c.fma = (elements * softmax_ops + rescale_share * m * dv) /
-                sm.fma_lanes_per_clk +
-            c.exp_fma + issue_only;
+    c.fma = (elements * softmax_ops + rescale_share * m * dv) / sm.fma_lanes_per_clk + c.exp_fma +
+            issue_only;
     c.smem = forward_smem_bytes(gpu, s, o.algorithm, t) / sm.smem_bytes_per_clk;
     if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu))  // S read, P written, O rescaled
       c.tmem_bytes = elements * (kFp32Bytes + element_bytes(s.dtype)) +

@@ -22,8 +22,8 @@
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
 // - on Blackwell Ultra, FA4's forward from July 2026 and cuDNN's fp8 forward take each row's
 //   maximum from the tensor-memory load (Options::row_max_on_load, below);
-// - cuDNN's fp8 backward on Hopper is one kernel, deterministic or not (below), and its causal one
-//   adds dQ beyond a band next to the diagonal in HBM
+// - cuDNN's fp8 backward on Hopper runs the same kernels, deterministic or not (below), and its
+//   causal one adds dQ beyond a band next to the diagonal in HBM
 //   (Options::dq_adds_spill_l2: measured with ncu on the lent H200, data/measurements/kernels/
 //   2026-11-29-h200-cudnn-fp8-causal-backward.txt);
 // - a kernel outside the list is not modeled.
@@ -120,10 +120,12 @@ constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
 // Blackwell Ultra's row maximum from the tensor-memory load (Options::row_max_on_load, on by
 // default for the fa4 algorithm there). FA4's forward takes it from flash-attention PR 2696
 // (af04967, 2026-07-11: `use_ldred_rowmax` in flash_fwd_sm100.py), so its figures dated before
-// ran without. cuDNN's kernels are not public; the record shows its fp8 forward on Ultra with it
-// and its bf16 forward without (lib/model/NOTES.md, section 2aj): its fp8 forward in releases
-// 9.19.1, 9.24 and 9.26 (GB300, B300) runs as fast as the softmax stream without the FMNMX allows,
-// where the model without it was 20-31% slow, while its bf16 forward where the softmax stream
+// ran without; a run records no FA4 commit, so a figure's date stands for it (GB300's 9.26 run,
+// 2026-07-24, cloned FA4's main when its image was built). cuDNN's kernels are not public; the
+// record shows its fp8 forward on Ultra with it and its bf16 forward without (lib/model/NOTES.md,
+// section 2aj): its fp8 forward in releases 9.19.1, 9.24 and 9.26 (GB300, B300) runs as fast as
+// the softmax stream without the FMNMX allows, where the model without it was slow by 17-23%
+// (medians per head dim and GPU; up to 31%), while its bf16 forward where the softmax stream
 // binds (hd64: GB300 9.19.1 under a 1024-key window, flash-attention PR 2605) runs as without it:
 // in the same 9.19.1 run the fp8 hd64 figures move from -14..-6% to -5..+3% with it and the bf16
 // ones from +3..+11% to +14..+22%. A cuDNN figure without a recorded release is modeled without.

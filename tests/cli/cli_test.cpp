@@ -153,11 +153,14 @@ TEST_F(Cli, PublishedListsTheRecordWithThePredictionBesideEachFigure) {
   const Outcome hopper = run("published --gpu h200 --json");
   ASSERT_EQ(hopper.code, 0) << hopper.err;
   EXPECT_NE(hopper.out.find("\"modeled as\": \"fa3 fixed tile order\""), std::string::npos);
+  EXPECT_NE(hopper.out.find("\"modeled as\": \"fa3 group-reduced dK dV dQ adds in HBM\""),
+            std::string::npos);
   const Outcome gb300 = run("published --gpu gb300 --json");
   ASSERT_EQ(gb300.code, 0) << gb300.err;
   EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 deterministic fixed step cost\""),
             std::string::npos);
   EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 fixed step cost\""), std::string::npos);
+  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 row max from the load\""), std::string::npos);
   const Outcome none = run("published --gpu no-such-gpu");
   EXPECT_EQ(none.code, 1);
   EXPECT_NE(none.err.find("error: no published figure"), std::string::npos) << none.err;

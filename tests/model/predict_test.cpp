@@ -222,10 +222,18 @@ TEST(Predict, UltraRowMaxFromTheLoadSkipsTheFmnmxOnUnmaskedBlocks) {
   ASSERT_FALSE(b200.ok());
   EXPECT_THAT(b200.error().message, ::testing::HasSubstr("Blackwell Ultra"));
   loaded_max.pass = Pass::bwd;
-  EXPECT_FALSE(predict(gpu("gb300"), dense, loaded_max).ok());
+  const auto backward = predict(gpu("gb300"), dense, loaded_max);
+  ASSERT_FALSE(backward.ok());
+  EXPECT_THAT(backward.error().message, ::testing::HasSubstr("fa4 bwd has none"));
   loaded_max.pass = Pass::fwd;
   loaded_max.algorithm = Algorithm::fa3;
-  EXPECT_FALSE(predict(gpu("h200"), dense, loaded_max).ok());
+  const auto fa3 = predict(gpu("h200"), dense, loaded_max);
+  ASSERT_FALSE(fa3.ok());
+  EXPECT_THAT(fa3.error().message, ::testing::HasSubstr("fa3 fwd has none"));
+  // FA4 keeps the software max where it pads the head dim to 32.
+  EXPECT_FALSE(run("gb300", Algorithm::fa4, square(2, 32, 8192, 32)).row_max_on_load);
+  EXPECT_FALSE(run("gb300", Algorithm::fa4, square(2, 32, 8192, 24)).row_max_on_load);
+  EXPECT_TRUE(run("gb300", Algorithm::fa4, square(2, 32, 8192, 48)).row_max_on_load);
 }
 
 // A persistent backward on Blackwell (FA4's, cuDNN's as the model takes it) runs a

@@ -265,13 +265,17 @@ TEST(PublishedModel, UltraForwardsTakeTheirRowMaxFromTheLoadWhereTheRecordShowsI
   f.provenance = Provenance{};
   f.provenance->date = "2026-07-24";
   EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, true);
-  f.provenance->date = "2026-05-30";
+  f.provenance->date = "2026-07-11";
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, true);
+  f.provenance->date = "2026-07-10";
   EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
   f.kernel = "cudnn";
   f.shape.dtype = Dtype::fp8;
   f.provenance->software = "cuDNN 9.19.1 (cudnn_backend_version 91901), cudnn-frontend 1.19.0";
   EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, true);
   EXPECT_EQ(modeled_as(f, gpu("b300")).options->row_max_on_load, true);
+  f.provenance->software = "cuDNN 9.18.9 (cudnn_backend_version 91899)";
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
   f.provenance->software = "the cuDNN version is not in the part of the thread read";
   EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
   f.provenance->software = "cuDNN 9.26.0 (cudnn_backend_version 92600)";
