@@ -121,9 +121,10 @@ constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
 // default for the fa4 algorithm there). FA4's forward takes it from flash-attention PR 2696
 // (af04967, 2026-07-11: `use_ldred_rowmax` in flash_fwd_sm100.py), so its figures dated before
 // ran without; a run records no FA4 commit, so a figure's date stands for it (GB300's 9.26 run,
-// 2026-07-24, cloned FA4's main when its image was built). cuDNN's kernels are not public; the
-// record shows its fp8 forward on Ultra with it and its bf16 forward without (lib/model/NOTES.md,
-// section 2aj): its fp8 forward in releases 9.19.1, 9.24 and 9.26 (GB300, B300) runs as fast as
+// 2026-07-24, cloned FA4's main when its image was built). cuDNN's Ultra kernels are not public
+// (its published SM100 forward, bf16 built for sm_100a, declares `use_ldtm_stat_max = false`);
+// the record shows its fp8 forward on Ultra with it and its bf16 forward without
+// (lib/model/NOTES.md, section 2aj): its fp8 forward in releases 9.19.1, 9.24 and 9.26 (GB300, B300) runs as fast as
 // the softmax stream without the FMNMX allows, where the model without it was slow by 17-23%
 // (medians per head dim and GPU; up to 31%), while its bf16 forward where the softmax stream
 // binds (hd64: GB300 9.19.1 under a 1024-key window, flash-attention PR 2605) runs as without it:
