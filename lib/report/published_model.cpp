@@ -124,12 +124,13 @@ constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
 // 2026-07-24, cloned FA4's main when its image was built). cuDNN's Ultra kernels are not public
 // (its published SM100 forward, bf16 built for sm_100a, declares `use_ldtm_stat_max = false`);
 // the record shows its fp8 forward on Ultra with it and its bf16 forward without
-// (lib/model/NOTES.md, section 2aj): its fp8 forward in releases 9.19.1, 9.24 and 9.26 (GB300, B300) runs as fast as
-// the softmax stream without the FMNMX allows, where the model without it was slow by 17-23%
-// (medians per head dim and GPU; up to 31%), while its bf16 forward where the softmax stream
-// binds (hd64: GB300 9.19.1 under a 1024-key window, flash-attention PR 2605) runs as without it:
-// in the same 9.19.1 run the fp8 hd64 figures move from -14..-6% to -5..+3% with it and the bf16
-// ones from +3..+11% to +14..+22%. A cuDNN figure without a recorded release is modeled without.
+// (lib/model/NOTES.md, section 2aj): its fp8 forward in releases 9.19.1, 9.24 and 9.26 (GB300,
+// B300) runs as fast as the softmax stream without the FMNMX allows, where the model without it
+// was slow by 17-23% (medians per head dim and GPU; up to 31%), while its bf16 forward where the
+// softmax stream binds (hd64: GB300 9.19.1 under a 1024-key window, flash-attention PR 2605) runs
+// as without it: in the same 9.19.1 run the fp8 hd64 figures move from -14..-6% to -5..+3% with
+// it and the bf16 ones from +3..+11% to +14..+22%. A cuDNN figure without a recorded release is
+// modeled without.
 constexpr std::string_view kFa4RowMaxOnLoadSince = "2026-07-11";
 constexpr int kCudnnFp8RowMaxOnLoadMinVersion = 91900;
 
