@@ -10,15 +10,22 @@ double ceil_div(double extent, double size) { return std::ceil(extent / size); }
 
 double diagonal_shift(const AttnShape& s) { return double(s.seqlen_k - s.seqlen_q); }
 
+namespace {
+
+// The last key block a causal forward CTA of query rows ending at row1 visits.
+double last_causal_block(const AttnShape& s, Tile t, double row1) {
+  return std::min(ceil_div(double(s.seqlen_k), t.n) - 1,
+                  std::floor((row1 - 1 + diagonal_shift(s)) / t.n));
+}
+
+}  // namespace
+
 double forward_blocks(const AttnShape& s, Tile t, double row0, double row1) {
-  const double all = ceil_div(double(s.seqlen_k), t.n);
-  if (!s.causal) return all;
+  if (!s.causal) return ceil_div(double(s.seqlen_k), t.n);
   const double shift = diagonal_shift(s);
-  const double last_key = row1 - 1 + shift;
-  if (last_key < 0) return 0;
-  const double last_block = std::min(all - 1, std::floor(last_key / t.n));
+  if (row1 - 1 + shift < 0) return 0;
   const double first_key = s.window ? std::max(0.0, row0 + shift - double(s.window) + 1) : 0;
-  return last_block - std::floor(first_key / t.n) + 1;
+  return last_causal_block(s, t, row1) - std::floor(first_key / t.n) + 1;
 }
 
 double backward_blocks(const AttnShape& s, Tile t, double key0) {
@@ -42,7 +49,6 @@ double mean_query_blocks_per_key_block(const AttnShape& s, Tile t) {
 }
 
 double forward_masked_block_share(const AttnShape& s, Tile t) {
-  const double key_blocks = ceil_div(double(s.seqlen_k), t.n);
   const bool ragged_end = s.seqlen_k % t.n != 0;  // the last block runs past the keys
   const double shift = diagonal_shift(s);
   double visited = 0, masked = 0;
@@ -55,7 +61,7 @@ double forward_masked_block_share(const AttnShape& s, Tile t) {
       masked += ragged_end ? 1 : 0;
       continue;
     }
-    const double last = std::min(key_blocks - 1, std::floor((row1 - 1 + shift) / t.n));
+    const double last = last_causal_block(s, t, row1);
     const double first = last - blocks + 1;
     // From this block on, some key lies beyond row0's diagonal (the last block included).
     const double diagonal = std::max(first, std::floor((row0 + shift + 1) / t.n));
