@@ -184,6 +184,11 @@ BackwardRecompute backward_recompute(const AttnShape& s, const Options& o) {
   return {};
 }
 
+double split_backward_key_kernel_share(const AttnShape& s) {
+  const double d = double(s.headdim), dv = double(s.headdim_v);
+  return (2 * d + 2 * dv) / ((2 * d + 2 * dv) + (2 * d + dv));
+}
+
 std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& s, const Options& o) {
   if (!o.lab_fa3_backward) return std::nullopt;
   return fa3_tiles::bwd_dq_bulk_reduce(int(s.headdim)) ? *o.lab_fa3_backward : DqAdd::atomics;

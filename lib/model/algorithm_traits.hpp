@@ -84,6 +84,9 @@ struct BackwardRecompute {
   int launches = 0;                // launches more
 };
 BackwardRecompute backward_recompute(const AttnShape& shape, const Options& options);
+// FA4's split hd256 backward: the dK/dV kernel's share of a tile's work, its GEMMs' K extent
+// (S d, dP dv, dV dv, dK d) over both kernels' (the dQ kernel's S, dP and dQ: 2 d + dv).
+double split_backward_key_kernel_share(const AttnShape& shape);
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

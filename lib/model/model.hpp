@@ -72,8 +72,8 @@ struct Options {
   // FA4's hd256 backward on Blackwell (flash-attention PR 2412, flash_attn/cute/
   // sm100_hd256_2cta_fmha_backward.py): two kernels, one for dQ and one for dK and dV, each
   // computing S and dP itself (seven GEMMs of the five, the exp2 and the elementwise work twice, dQ
-  // accumulated in tensor memory instead of added into a float32 buffer). The 2-CTA pair as
-  // two_cta.
+  // accumulated in tensor memory instead of added into a float32 buffer), run one after the
+  // other; the dK/dV kernel's CTAs each walk a whole GQA group. The 2-CTA pair as two_cta.
   bool split_dq_backward = false;
   // FA4's own backward at hd192/128 on Blackwell: its tensor-memory map shares S/P's columns with
   // dP/dS and dQ, and each step waits for them (factors.hpp, kFa4SharedTmemColumnsStepCycles).

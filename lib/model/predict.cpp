@@ -353,6 +353,27 @@ double spilled_dq_add_bytes(const AttnShape& s) {
          factors::kSpilledDqAddHbmBytesPerElement;
 }
 
+// FA4's split hd256 backward (Options::split_dq_backward) runs its two kernels one after the
+// other, each with its share of the tile (split_backward_key_kernel_share). The dK/dV kernel's
+// grid is one CTA per key block and kv head, and each CTA walks every query head of its group
+// (flash_attn/cute/sm100_hd256_2cta_fmha_backward_dkdvkernel.py, _compute_bwd_grid; read at
+// 0251105): few kv heads and short sequences leave SMs idle, and the longest CTA sets its time.
+// The dQ kernel's grid is one CTA per query block and query head.
+Schedule split_backward_schedule(const hw::Spec& gpu, const AttnShape& s, const Options& o,
+                                 const Prediction& p, double cta_overhead_cycles) {
+  const double key_share = split_backward_key_kernel_share(s);
+  const double group = double(s.heads_q) / double(s.heads_kv);
+  const int per_sm = resident_ctas(gpu, s, o);
+  const Schedule keys = schedule(gpu, s, p.algorithm, Pass::bwd, p.tile,
+                                 key_share * p.tile_time_cycles, cta_overhead_cycles, group,
+                                 per_sm, o.fixed_order_tiles);
+  const Schedule queries = schedule(gpu, s, p.algorithm, Pass::fwd, p.tile,
+                                    (1 - key_share) * p.tile_time_cycles, cta_overhead_cycles, 1,
+                                    per_sm, o.fixed_order_tiles);
+  return {keys.ctas + queries.ctas, keys.tiles, keys.makespan_cycles + queries.makespan_cycles,
+          keys.waves + queries.waves};
+}
+
 // The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
 // `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
 void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
@@ -362,9 +383,11 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   const double heads_per_cta = lab_backward(gpu, o) && !lab_splits_groups(s, o)
                                    ? double(s.heads_q) / double(s.heads_kv)
                                    : 1;
-  Schedule plan = schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
-                           cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o),
-                           o.fixed_order_tiles);
+  Schedule plan = o.split_dq_backward
+                      ? split_backward_schedule(gpu, s, o, p, cta_overhead_cycles)
+                      : schedule(gpu, s, p.algorithm, p.pass, p.tile, p.tile_time_cycles,
+                                 cta_overhead_cycles, heads_per_cta, resident_ctas(gpu, s, o),
+                                 o.fixed_order_tiles);
   if (const int slots = walking_dq_slots(gpu, s, o, p.tile)) {
     // One block per slot and row walks the slot's key blocks: the waves of those blocks, each
     // as long as its key blocks (tiles and overheads). Causal key blocks even out over the snake

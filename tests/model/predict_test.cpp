@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpu_models.hpp"
+#include "model/algorithm_traits.hpp"
 #include "model/factors.hpp"
 #include "model/model.hpp"
 
@@ -134,6 +135,27 @@ TEST(Predict, SplitDqBackwardRecomputesScoresInItsSecondKernel) {
   EXPECT_GT(split.tile_cycles.fma, fused.tile_cycles.fma);
   EXPECT_GT(split.time_s, 1.3 * fused.time_s);
   EXPECT_EQ(split.flops, fused.flops);
+}
+
+// FA4's split hd256 backward: the dK/dV kernel has one CTA per key block and kv head, each walking
+// its whole GQA group, so at GQA 32/2 and s2048 (32 CTAs on GB200's 148 SMs) its longest CTA, key
+// block 0 through every query block of sixteen heads, sets its time; at MHA the same work spreads
+// over sixteen times the CTAs.
+TEST(Predict, SplitBackwardKeyKernelWalksEachGqaGroupInOneCta) {
+  Options o;
+  o.pass = Pass::bwd;
+  o.two_cta = o.split_dq_backward = o.single_tile_grid = true;
+  AttnShape gqa = square(1, 32, 2048, 256);
+  gqa.heads_kv = 2;
+  gqa.causal = true;
+  const Prediction p = run("gb200", Algorithm::fa4, gqa, o);
+  const double query_blocks = std::ceil(2048.0 / p.tile.m);
+  const double longest_key_cta =
+      16 * query_blocks * split_backward_key_kernel_share(gqa) * p.tile_time_cycles;
+  EXPECT_GE(p.main_kernel_s * gpu("gb200").peak_clock_mhz * 1e6, longest_key_cta);
+  AttnShape mha = gqa;
+  mha.heads_kv = 32;
+  EXPECT_GT(p.main_kernel_s, 2 * run("gb200", Algorithm::fa4, mha, o).main_kernel_s);
 }
 
 // FA4's hd192/128 backward on Blackwell (Options::shared_tmem_columns_backward): each step waits
@@ -289,11 +311,13 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   const Prediction split_own = run("gb200", Algorithm::fa4, hd256, own);
   const Prediction split_plain = run("gb200", Algorithm::fa4, hd256, plain);
   EXPECT_DOUBLE_EQ(split_own.tile_time_cycles, split_plain.tile_time_cycles);
-  // Equal CTAs (no mask) run in whole waves, each CTA longer by the cost.
+  // Two kernels of equal CTAs (no mask, as many CTAs each at MHA) run in whole waves, each CTA
+  // longer by the cost.
   const double per_sm = split_own.ctas / (split_own.waves * gpu("gb200").sms);
   EXPECT_NEAR((split_own.main_kernel_s - split_plain.main_kernel_s) * gpu("gb200").peak_clock_mhz *
                   1e6,
-              std::ceil(split_own.waves) * factors::kFa4SingleTileCtaCycles * per_sm, 1e-3);
+              2 * std::ceil(split_own.waves / 2) * factors::kFa4SingleTileCtaCycles * per_sm,
+              1e-3);
   EXPECT_TRUE(std::ranges::any_of(split_own.factors, [](const auto& f) {
     return f.name == factors::text_of(factors::Reported::fa4_single_tile_cta_cycles).name;
   }));
