@@ -87,6 +87,10 @@ BackwardRecompute backward_recompute(const AttnShape& shape, const Options& opti
 // FA4's split hd256 backward: the dK/dV kernel's share of a tile's work, its GEMMs' K extent
 // (S d, dP dv, dV dv, dK d) over both kernels' (the dQ kernel's S, dP and dQ: 2 d + dv).
 double split_backward_key_kernel_share(const AttnShape& shape);
+// The keys of one CTA of that dK/dV kernel (its tile_n_dkdv, the CTA tiler's key extent, which
+// sets its grid: flash_attn/cute/sm100_hd256_2cta_fmha_backward.py asserts tile_m_dkdv == 128 and
+// tile_n_dkdv == 64; read at 0251105), two CTAs of a 2-CTA pair taking 128.
+inline constexpr int kSplitBackwardKeyKernelKeys = 64;
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

@@ -457,15 +457,19 @@ inline constexpr double kListScheduleTailShare = 0.5;
 // per-tile cost, 132 and 152 SMs) the overshoot is 0.44-0.80 of the shortest CTA; it matters where
 // an SM runs a few CTAs (s2048 causal: +2% to +9%), not from s8192 (under 1%).
 inline constexpr double kLongestFirstTailShare = 0.5;
-// A persistent kernel whose CTAs take their work tiles in a fixed order, not longest first (cuDNN's
-// forward on Hopper, Options::fixed_order_tiles): an unequal (causal) launch ends about this share
-// of its longest CTA after the fluid bound. Derived from cuDNN 9.19's forward measured on the lent
-// H200 (data/measurements/kernels/2026-11-29-h200-cudnn-fwd-causal.txt): beyond half its dense
-// time a causal launch pays a part that grows with the batch (its tiles) and one that does not:
-// at hd128 24 us at s2048 and 59-70 us at s8192, at s2048 18 us at hd64 and 32 us at hd256, that
-// is 0.89, 0.57-0.68, 0.95 and 0.61 of the model's longest CTA there (27, 104, 19 and 53 us); the
-// middle of that range taken, not fitted to the record. Our fa3 places its tiles longest first
-// (lib/kernels/fa3/tile_scheduler.cuh) and pays no such part.
+// A kernel whose CTAs take their work tiles in a fixed order, not longest first (cuDNN's forward on
+// Hopper; FA4's hd256 forward and its split backward's dQ kernel on Blackwell, whose grids start
+// their query blocks in order; Options::fixed_order_tiles): an unequal (causal) launch ends about
+// this share of its longest CTA after the fluid bound. Derived from cuDNN 9.19's forward measured
+// on the lent H200 (data/measurements/kernels/2026-11-29-h200-cudnn-fwd-causal.txt): beyond half
+// its dense time a causal launch pays a part that grows with the batch (its tiles) and one that
+// does not: at hd128 24 us at s2048 and 59-70 us at s8192, at s2048 18 us at hd64 and 32 us at
+// hd256, that is 0.89, 0.57-0.68, 0.95 and 0.61 of the model's longest CTA there (27, 104, 19 and
+// 53 us); the middle of that range taken, not fitted to the record. Our fa3 places its tiles
+// longest first (lib/kernels/fa3/tile_scheduler.cuh) and pays no such part. A list schedule of
+// FA4's hd256 grids in block order (each head's query blocks shortest first, heads one after
+// another; 2048 to 32768 keys, 32 heads, 148 SMs, with and without 2-CTA pairs) ends 0.55-0.68 of
+// the longest CTA after the fluid bound (lib/model/NOTES.md, section 2al).
 inline constexpr double kFixedOrderTailShare = 0.75;
 // cuDNN 9.19's fp8 causal backward on Hopper (Options::dq_adds_spill_l2) adds dQ into its float32
 // accumulator in an order that leaves the accumulator out of L2. Measured on the lent H200

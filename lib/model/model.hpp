@@ -89,8 +89,9 @@ struct Options {
   // hides kFa4BackwardSeparateColumnsOverlap behind the GEMMs; deterministic, its dQ semaphores
   // chain the key blocks of a head (kFa4DqChainLinkSeconds).
   bool single_tile_grid = false;
-  // A persistent kernel whose CTAs take their work tiles in a fixed order instead of longest first
-  // (cuDNN's forward on Hopper, measured on the lent H200): an unequal (causal) launch then ends
+  // A kernel whose CTAs take their work tiles in a fixed order instead of longest first (cuDNN's
+  // forward on Hopper, measured on the lent H200; FA4's hd256 forward on Blackwell, whose grid
+  // starts its query blocks in order, the shortest first): an unequal (causal) launch then ends
   // factors.hpp's kFixedOrderTailShare of its longest CTA after the fluid bound, not within its
   // shortest (kLongestFirstTailShare).
   bool fixed_order_tiles = false;

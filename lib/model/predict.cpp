@@ -39,7 +39,7 @@ struct Schedule {
 // are that many heads' and there are that many times fewer CTAs.
 // Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
 // CTA for a plain launch (list scheduling), half the shortest CTA for a longest-first scheduler or
-// a share of the longest for a persistent one that takes its tiles in a fixed order (factors.hpp,
+// a share of the longest for one that takes its tiles in a fixed order (factors.hpp,
 // kListScheduleTailShare, kLongestFirstTailShare, kFixedOrderTailShare).
 Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass, Tile t,
                   double tile_cycles, double cta_overhead_cycles, double heads_per_cta,
@@ -357,20 +357,24 @@ double spilled_dq_add_bytes(const AttnShape& s) {
 // other, each with its share of the tile (split_backward_key_kernel_share). The dK/dV kernel's
 // grid is one CTA per key block and kv head, and each CTA walks every query head of its group
 // (flash_attn/cute/sm100_hd256_2cta_fmha_backward_dkdvkernel.py, _compute_bwd_grid; read at
-// 0251105): few kv heads and short sequences leave SMs idle, and the longest CTA sets its time.
-// The dQ kernel's grid is one CTA per query block and query head.
+// 0251105) of kSplitBackwardKeyKernelKeys keys: few kv heads and short sequences leave SMs idle,
+// and the longest CTA sets its time. The dQ kernel's grid is one CTA per query block and query
+// head. Both grids start their CTAs in
+// block order: the dK/dV kernel's longest first under a causal mask (key block 0 sees every
+// query), the dQ kernel's shortest first (Options::fixed_order_tiles' tail).
 Schedule split_backward_schedule(const hw::Spec& gpu, const AttnShape& s, const Options& o,
                                  const Prediction& p, double cta_overhead_cycles) {
   const double key_share = split_backward_key_kernel_share(s);
   const double group = double(s.heads_q) / double(s.heads_kv);
   const int per_sm = resident_ctas(gpu, s, o);
-  const Schedule keys = schedule(gpu, s, p.algorithm, Pass::bwd, p.tile,
-                                 key_share * p.tile_time_cycles, cta_overhead_cycles, group,
-                                 per_sm, o.fixed_order_tiles);
-  const Schedule queries = schedule(gpu, s, p.algorithm, Pass::fwd, p.tile,
-                                    (1 - key_share) * p.tile_time_cycles, cta_overhead_cycles, 1,
-                                    per_sm, o.fixed_order_tiles);
-  return {keys.ctas + queries.ctas, keys.tiles, keys.makespan_cycles + queries.makespan_cycles,
+  const Tile key_tile{p.tile.m, kSplitBackwardKeyKernelKeys};
+  const double key_tile_cycles = key_share * p.tile_time_cycles * key_tile.n / p.tile.n;
+  const Schedule keys = schedule(gpu, s, p.algorithm, Pass::bwd, key_tile, key_tile_cycles,
+                                 cta_overhead_cycles, group, per_sm, /*fixed_order_tiles=*/false);
+  const Schedule queries =
+      schedule(gpu, s, p.algorithm, Pass::fwd, p.tile, (1 - key_share) * p.tile_time_cycles,
+               cta_overhead_cycles, 1, per_sm, /*fixed_order_tiles=*/true);
+  return {keys.ctas + queries.ctas, queries.tiles, keys.makespan_cycles + queries.makespan_cycles,
           keys.waves + queries.waves};
 }
 

@@ -17,6 +17,9 @@
 //   and at hd192/128 shares tensor-memory columns between its steps
 //   (Options::shared_tmem_columns_backward); at every head dim it launches one CTA per key block,
 //   and so do its causal, windowed and hd256 forward per work tile (Options::single_tile_grid);
+//   the hd256 forward's grid starts its CTAs in block order, shortest first under a causal mask
+//   (Options::fixed_order_tiles: sm100_hd256_2cta_fmha_forward.py's static scheduler takes the
+//   block index as its tile, read at 0251105), where the others take the longest first;
 // - cuDNN's fp8 backward on Blackwell is its deterministic kernel up to head dims 192/128, and that
 //   kernel masks a sliding window without skipping the blocks left of it (cuDNN's fp8 backward,
 //   below); above head dim 128 it runs on the 2-CTA pair from cuDNN 9.22 (below);
@@ -201,7 +204,8 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
                             f.shape.headdim > kCudnnPlainPinnedAboveHeaddim;
   o.cudnn_deterministic_steps = cudnn_backward && (o.deterministic || plain_pinned);
   o.group_reduced_key_grads = cudnn_backward;
-  o.fixed_order_tiles = is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd;
+  o.fixed_order_tiles = (is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd) ||
+                        (fa4_on_blackwell && f.pass == Pass::fwd && dedicated_hd256);
   o.dq_adds_spill_l2 =
       cudnn_backward && model::is_hopper(gpu) && f.shape.dtype == Dtype::fp8 && f.shape.causal;
   if (model::is_blackwell_ultra(gpu) && o.algorithm == model::Algorithm::fa4 &&

@@ -137,10 +137,10 @@ TEST(Predict, SplitDqBackwardRecomputesScoresInItsSecondKernel) {
   EXPECT_EQ(split.flops, fused.flops);
 }
 
-// FA4's split hd256 backward: the dK/dV kernel has one CTA per key block and kv head, each walking
-// its whole GQA group, so at GQA 32/2 and s2048 (32 CTAs on GB200's 148 SMs) its longest CTA, key
-// block 0 through every query block of sixteen heads, sets its time; at MHA the same work spreads
-// over sixteen times the CTAs.
+// FA4's split hd256 backward: the dK/dV kernel has one CTA per 64 keys and kv head, each walking
+// its whole GQA group, so at GQA 32/2 and s2048 (64 CTAs on GB200's 148 SMs) its longest CTA, the
+// first 64 keys through every query block of sixteen heads, sets its time; at MHA the same work
+// spreads over sixteen times the CTAs.
 TEST(Predict, SplitBackwardKeyKernelWalksEachGqaGroupInOneCta) {
   Options o;
   o.pass = Pass::bwd;
@@ -150,8 +150,8 @@ TEST(Predict, SplitBackwardKeyKernelWalksEachGqaGroupInOneCta) {
   gqa.causal = true;
   const Prediction p = run("gb200", Algorithm::fa4, gqa, o);
   const double query_blocks = std::ceil(2048.0 / p.tile.m);
-  const double longest_key_cta =
-      16 * query_blocks * split_backward_key_kernel_share(gqa) * p.tile_time_cycles;
+  const double longest_key_cta = 16 * query_blocks * split_backward_key_kernel_share(gqa) *
+                                 p.tile_time_cycles * kSplitBackwardKeyKernelKeys / p.tile.n;
   EXPECT_GE(p.main_kernel_s * gpu("gb200").peak_clock_mhz * 1e6, longest_key_cta);
   AttnShape mha = gqa;
   mha.heads_kv = 32;
@@ -311,12 +311,18 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   const Prediction split_own = run("gb200", Algorithm::fa4, hd256, own);
   const Prediction split_plain = run("gb200", Algorithm::fa4, hd256, plain);
   EXPECT_DOUBLE_EQ(split_own.tile_time_cycles, split_plain.tile_time_cycles);
-  // Two kernels of equal CTAs (no mask, as many CTAs each at MHA) run in whole waves, each CTA
-  // longer by the cost.
-  const double per_sm = split_own.ctas / (split_own.waves * gpu("gb200").sms);
+  // Two kernels of equal CTAs (no mask) run in whole waves, each CTA longer by the cost: the
+  // dK/dV kernel's one per kSplitBackwardKeyKernelKeys keys and kv head, the dQ kernel's one per
+  // query block and query head.
+  const double slots = split_own.ctas / split_own.waves;
+  const double key_ctas = std::ceil(8192.0 / kSplitBackwardKeyKernelKeys) * 32;
+  const double query_ctas = std::ceil(8192.0 / split_own.tile.m) * 32;
+  ASSERT_DOUBLE_EQ(split_own.ctas, key_ctas + query_ctas);
+  const double per_sm = slots / gpu("gb200").sms;
   EXPECT_NEAR((split_own.main_kernel_s - split_plain.main_kernel_s) * gpu("gb200").peak_clock_mhz *
                   1e6,
-              2 * std::ceil(split_own.waves / 2) * factors::kFa4SingleTileCtaCycles * per_sm,
+              (std::ceil(key_ctas / slots) + std::ceil(query_ctas / slots)) *
+                  factors::kFa4SingleTileCtaCycles * per_sm,
               1e-3);
   EXPECT_TRUE(std::ranges::any_of(split_own.factors, [](const auto& f) {
     return f.name == factors::text_of(factors::Reported::fa4_single_tile_cta_cycles).name;

@@ -46,14 +46,19 @@ TEST(PublishedModel, CudnnIsFa3OnHopperAndFa4OnBlackwell) {
   EXPECT_FALSE(modeled_as(figure("h200", "sdpa-math", Pass::fwd), gpu("h200")).options);
 }
 
-// cuDNN's forward on Hopper takes its tiles in a fixed order (measured on the lent H200); its
-// backward, its Blackwell forward and the other kernels keep the longest-first schedule.
-TEST(PublishedModel, CudnnHopperForwardTakesItsTilesInAFixedOrder) {
+// cuDNN's forward on Hopper takes its tiles in a fixed order (measured on the lent H200), and so
+// does FA4's dedicated hd256 forward on Blackwell (its grid in block order); their backwards,
+// cuDNN's Blackwell forward and FA4's other forwards keep the longest-first schedule.
+TEST(PublishedModel, CudnnHopperAndFa4Hd256ForwardsTakeTheirTilesInAFixedOrder) {
   EXPECT_TRUE(options_of("cudnn", Pass::fwd, "h200", 128, 128).fixed_order_tiles);
   EXPECT_TRUE(options_of("sdpa-cudnn", Pass::fwd, "h100-sxm", 64, 64).fixed_order_tiles);
   EXPECT_FALSE(options_of("cudnn", Pass::bwd, "h200", 128, 128).fixed_order_tiles);
   EXPECT_FALSE(options_of("cudnn", Pass::fwd, "gb200", 128, 128).fixed_order_tiles);
   EXPECT_FALSE(options_of("fa4", Pass::fwd, "h200", 128, 128).fixed_order_tiles);
+  EXPECT_TRUE(options_of("fa4", Pass::fwd, "gb200", 256, 256).fixed_order_tiles);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "gb200", 256, 256).fixed_order_tiles);
+  EXPECT_FALSE(options_of("fa4", Pass::fwd, "gb200", 128, 128).fixed_order_tiles);
+  EXPECT_FALSE(options_of("cudnn", Pass::fwd, "gb200", 256, 256).fixed_order_tiles);
 }
 
 // cuDNN's fp8 causal backward on Hopper adds dQ in HBM beyond a band of keys (measured with ncu on
