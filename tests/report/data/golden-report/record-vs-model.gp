@@ -39,7 +39,7 @@ plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' ti
      'record-vs-model.dat' index 9 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
      'record-vs-model.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
 
-set title 'gb200 (330 held out, 220 fit, 21 outside the bounds)'
+set title 'gb200 (414 held out, 276 fit, 26 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
@@ -55,7 +55,7 @@ plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' t
      'record-vs-model.dat' index 15 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
      'record-vs-model.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
-set title 'gb300 (301 held out, 200 fit, 0 outside the bounds)'
+set title 'gb300 (385 held out, 256 fit, 5 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
@@ -68,7 +68,8 @@ plot 'record-vs-model.dat' index 17 using 1:2 with lines lw 2 lc rgb '#333333' t
      'record-vs-model.dat' index 18 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 19 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
      'record-vs-model.dat' index 20 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
-     'record-vs-model.dat' index 21 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
+     'record-vs-model.dat' index 21 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
+     'record-vs-model.dat' index 22 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
 set title 'h200 (34 held out, 22 fit, 0 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
@@ -79,10 +80,10 @@ unset logscale y
 set xtics autofreq
 set xrange [199.86:1327.5]
 set yrange [199.86:1327.5]
-plot 'record-vs-model.dat' index 22 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
-     'record-vs-model.dat' index 23 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
-     'record-vs-model.dat' index 24 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
-     'record-vs-model.dat' index 25 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
-     'record-vs-model.dat' index 26 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
+plot 'record-vs-model.dat' index 23 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
+     'record-vs-model.dat' index 24 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
+     'record-vs-model.dat' index 25 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
+     'record-vs-model.dat' index 26 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
+     'record-vs-model.dat' index 27 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
 
 unset multiplot
