@@ -101,6 +101,11 @@ struct Options {
   // bandwidth (factors.hpp, kSpilledDqAddBandKeys), and the kernel lasts at least that traffic's
   // time.
   bool dq_adds_spill_l2 = false;
+  // A Hopper backward whose tile takes its shared-memory traffic and its MMA one after the other,
+  // not the longer of the two (cuDNN's hd256 backward, measured with ncu on the lent H200: 6538
+  // cycles a 64 x 64 tile against 2560 of MMA at peak and 3657 shared-memory wavefronts;
+  // report/published_model.cpp).
+  bool serial_smem_mma = false;
   // FA4's forward on Blackwell Ultra: the tensor-memory load of S also returns each row's maximum
   // (tcgen05.ld.red: PTX ISA 8.8, sm_103f and sm_110f only), so on the blocks the mask does not
   // cross the softmax warps skip their own FMNMX (factors.hpp, kRowMaxOpsPerElement). Default: on

@@ -594,7 +594,8 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   const double hidden = fa4_separate_columns ? factors::kFa4BackwardSeparateColumnsOverlap
                                              : overlap(gpu, o.algorithm, o.pass);
   const bool pingpong = hides_per_longer_stream(gpu, o.algorithm, o.pass);
-  p.tensor_stream_cycles = std::max(c.mma / gpu.gemm_efficiency, c.smem);
+  p.tensor_stream_cycles = o.serial_smem_mma ? c.mma / gpu.gemm_efficiency + c.smem
+                                             : std::max(c.mma / gpu.gemm_efficiency, c.smem);
   StreamTimes times = stream_times(c, p.tensor_stream_cycles, 0.0, hidden, pingpong);
   if (o.algorithm == Algorithm::fa4 && hopper && o.pass == Pass::fwd) {
     // FA4's softmax on FA3's Hopper pipeline (factors.hpp, kHopperSoftmaxChangeExposure): the
@@ -696,6 +697,12 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         "{}{} on {} is not: drop them",
         to_string(o.algorithm), to_string(o.pass), to_string(s.dtype), s.causal ? " causal" : "",
         gpu.name)};
+  if (o.serial_smem_mma && (o.pass != Pass::bwd || !is_hopper(gpu) ||
+                            o.algorithm != Algorithm::fa3 || o.lab_fa3_backward))
+    return Error{fmt::format(
+        "the shared-memory traffic taken after the MMA is cuDNN's hd256 backward on Hopper, "
+        "modeled as fa3; {} {} on {} is not: drop it",
+        to_string(o.algorithm), to_string(o.pass), gpu.name)};
   if (o.cudnn_deterministic_steps && o.pass != Pass::bwd)
     return Error{
         "cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};

@@ -28,7 +28,9 @@
 // - cuDNN's fp8 backward on Hopper runs the same kernels, deterministic or not (below), and its
 //   causal one adds dQ beyond a band next to the diagonal in HBM
 //   (Options::dq_adds_spill_l2: measured with ncu on the lent H200, data/measurements/kernels/
-//   2026-11-29-h200-cudnn-fp8-causal-backward.txt);
+//   2026-11-29-h200-cudnn-fp8-causal-backward.txt), and its bf16 hd256 one takes each tile's
+//   shared-memory traffic and MMA one after the other (Options::serial_smem_mma: measured with
+//   ncu, 2026-11-29-h200-cudnn-bwd-smem.txt);
 // - a kernel outside the list is not modeled.
 #include <fmt/format.h>
 
@@ -120,6 +122,14 @@ constexpr int kCudnnFp8TwoCtaBackwardMinVersion = 92200;
 // same run and shape (0.94-1.07, 60 pairs at hd192/128 and hd256: GB200 and GB300 9.26, B300 9.24),
 // where at hd64 and hd128 they run at 0.75-0.92 of them (lib/model/NOTES.md, section 2af).
 constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
+// cuDNN's bf16/fp16 backward on Hopper from this head dim (its 64 x 64 x 256 kernel) takes each
+// tile's shared-memory traffic and MMA one after the other (Options::serial_smem_mma). Measured
+// with ncu on the lent H200 (data/measurements/kernels/2026-11-29-h200-cudnn-bwd-smem.txt, cuDNN
+// 9.19 through PyTorch): 6538 cycles a 64 x 64 tile dense and 5576 causal, against 2560 cycles of
+// MMA at peak and 3657-3761 shared-memory wavefronts, 1.79x and 1.48x the longer of the two; at
+// hd64 and hd128 the tile is 1.39-1.58x the longer, which the model's step waits cover (their
+// figures fit within about 10%), and at hd256 they leave the figures 28-70% too fast.
+constexpr std::int64_t kCudnnSerialSmemMinHeaddim = 256;
 // Blackwell Ultra's row maximum from the tensor-memory load (Options::row_max_on_load, on by
 // default for the fa4 algorithm there). FA4's forward takes it from flash-attention PR 2696
 // (af04967, 2026-07-11: `use_ldred_rowmax` in flash_fwd_sm100.py), so its figures dated before
@@ -206,6 +216,8 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.group_reduced_key_grads = cudnn_backward;
   o.fixed_order_tiles = (is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd) ||
                         (fa4_on_blackwell && f.pass == Pass::fwd && dedicated_hd256);
+  o.serial_smem_mma = cudnn_backward && model::is_hopper(gpu) &&
+                      f.shape.dtype != Dtype::fp8 && f.shape.headdim >= kCudnnSerialSmemMinHeaddim;
   o.dq_adds_spill_l2 =
       cudnn_backward && model::is_hopper(gpu) && f.shape.dtype == Dtype::fp8 && f.shape.causal;
   if (model::is_blackwell_ultra(gpu) && o.algorithm == model::Algorithm::fa4 &&

@@ -435,6 +435,37 @@ TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   EXPECT_THAT(refusal(h200, s, spilled), ::testing::HasSubstr(kRefused));
 }
 
+// cuDNN's hd256 backward on Hopper (Options::serial_smem_mma): the tensor stream is the MMA at the
+// sustained share plus the shared-memory traffic, not the longer of the two, and the tile longer by
+// the shorter. The option belongs to fa3's backward on Hopper (not the lab's fa3_bwd schedule).
+TEST(Predict, SerialSharedMemoryAddsToTheMmaOfAHopperBackwardTile) {
+  Options plain;
+  plain.pass = Pass::bwd;
+  Options serial = plain;
+  serial.serial_smem_mma = true;
+  const AttnShape s = square(2, 8, 8192, 256);
+  const hw::Spec& h200 = gpu("h200");
+  const Prediction before = run("h200", Algorithm::fa3, s, plain);
+  const Prediction after = run("h200", Algorithm::fa3, s, serial);
+  const TileCycles& c = after.tile_cycles;
+  EXPECT_NEAR(after.tensor_stream_cycles, c.mma / h200.gemm_efficiency + c.smem, 1e-9);
+  EXPECT_NEAR(before.tensor_stream_cycles, std::max(c.mma / h200.gemm_efficiency, c.smem), 1e-9);
+  EXPECT_NEAR(after.tile_time_cycles - before.tile_time_cycles,
+              std::min(c.mma / h200.gemm_efficiency, c.smem), 1e-6);
+  EXPECT_GT(after.time_s, 1.5 * before.time_s);
+  const std::string_view kRefused = "the shared-memory traffic taken after the MMA is cuDNN's";
+  auto refusal = [&](const hw::Spec& g, Algorithm a, Options o) {
+    o.algorithm = a;
+    const auto p = predict(g, s, o);
+    return p.ok() ? std::string() : p.error().message;
+  };
+  EXPECT_THAT(refusal(gpu("gb200"), Algorithm::fa4, serial), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal(h200, Algorithm::fa2, serial), ::testing::HasSubstr(kRefused));
+  Options forward = serial;
+  forward.pass = Pass::fwd;
+  EXPECT_THAT(refusal(h200, Algorithm::fa3, forward), ::testing::HasSubstr(kRefused));
+}
+
 // FA4's deterministic backward under a window: its dQ semaphores chain a head's key blocks, and
 // only the heads of one 50 MiB L2 section chain at once (factors.hpp, kFa4DqChainLinkSeconds):
 // at s32768 hd64 a head is 16 MiB of Q, dO and accumulator, two heads a section; at s16384 four.

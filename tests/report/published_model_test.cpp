@@ -80,6 +80,24 @@ TEST(PublishedModel, CudnnFp8CausalBackwardOnHopperSpillsItsDqAdds) {
   EXPECT_FALSE(spills("gb200", Pass::bwd, Dtype::fp8, true, 8));
 }
 
+// cuDNN's bf16 backward on Hopper from hd256 takes each tile's shared-memory traffic after its MMA
+// (measured with ncu on the lent H200); below hd256, in fp8, forward, on Blackwell and for other
+// kernels it does not.
+TEST(PublishedModel, CudnnHd256BackwardOnHopperTakesSharedMemoryAfterTheMma) {
+  EXPECT_TRUE(options_of("cudnn", Pass::bwd, "h200", 256, 256).serial_smem_mma);
+  EXPECT_TRUE(options_of("sdpa-cudnn", Pass::bwd, "h100-sxm", 256, 256).serial_smem_mma);
+  EXPECT_TRUE(options_of("cudnn-deterministic", Pass::bwd, "h200", 256, 256).serial_smem_mma);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "h200", 192, 128).serial_smem_mma);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "h200", 128, 128).serial_smem_mma);
+  EXPECT_FALSE(options_of("cudnn", Pass::fwd, "h200", 256, 256).serial_smem_mma);
+  EXPECT_FALSE(options_of("cudnn", Pass::bwd, "gb200", 256, 256).serial_smem_mma);
+  EXPECT_FALSE(options_of("fa3", Pass::bwd, "h200", 256, 256).serial_smem_mma);
+  PublishedFigure fp8 = figure("h200", "cudnn", Pass::bwd);
+  fp8.shape.headdim = fp8.shape.headdim_v = 256;
+  fp8.shape.dtype = Dtype::fp8;
+  EXPECT_FALSE(modeled_as(fp8, gpu("h200")).options.value().serial_smem_mma);
+}
+
 // cuDNN's deterministic fp8 backward on Hopper is its plain kernel (measured on the lent H200):
 // no chained waits, no fixed time a step, the spill kept; bf16 and Blackwell keep theirs.
 TEST(PublishedModel, CudnnDeterministicFp8BackwardOnHopperIsThePlainKernel) {
