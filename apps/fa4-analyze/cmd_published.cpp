@@ -48,6 +48,7 @@ std::string options_text(const model::Options& o, const AttnShape& s) {
         std::pair{o.cudnn_deterministic_steps, " fixed step cost"},
         std::pair{o.dq_adds_spill_l2, " dQ adds in HBM"},
         std::pair{o.serial_smem_mma, " shared memory after the MMA"},
+        std::pair{o.layout_copies, " layout copies"},
         std::pair{o.row_max_on_load.value_or(false), " row max from the load"}})
     if (set) text += name;
   return text;

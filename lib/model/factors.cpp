@@ -396,6 +396,10 @@ const Constant kConstants[] = {
     {"kSpilledDqAddBandwidthShare", kSpilledDqAddBandwidthShare, "derived", "",
      "share of the copy bandwidth the spilled dQ adds' sector reads and writes reach; measured "
      "under ncu on the lab's H200 where they bound the launch (s8192-32768)"},
+    {"kLayoutCopyBandwidthShare", kLayoutCopyBandwidthShare, "derived", "",
+     "share of the HBM datasheet rate PyTorch's flash backward's two layout copies of query-side "
+     "tensors reach; measured with torch.profiler on the lab's H200 (185 us for two 67 MB "
+     "tensors)"},
     {"kSpilledDqAddMinQueryHeads", kSpilledDqAddMinQueryHeads, "derived", "",
      "query heads (batch x heads) from which cuDNN's fp8 causal backward's dQ adds spill on "
      "Hopper; timed on the lab's H200: 64 and 128 heads spill, 32 do not"},

@@ -497,6 +497,13 @@ inline constexpr double kSpilledDqAddBandKeys = 540;
 // writes reach: 2.77-2.86 TB/s measured at s8192-32768 (GQA and MHA), where the launch is bound by
 // them, over the lent H200's 4.25 TB/s copy rate (0.65-0.67). Derived from the measurement above.
 inline constexpr double kSpilledDqAddBandwidthShare = 0.66;
+// PyTorch's flash backward called with BHSD tensors (Options::layout_copies) first copies two
+// query-side tensors of (b, s_q, h_q, d_v) elements into its own layout: two copy kernels, each
+// reading and writing its tensor at this share of the HBM datasheet rate. Measured on the lent
+// H200 (data/measurements/kernels/2026-11-29-h200-sdpa-backward-call.txt, PyTorch 2.11): 185 us
+// for the two at 67 MB each, at every shape of the FA3-paper sweep's token count (1.45 TB/s of
+// 4.8); 724 us with four times the queries and a quarter of the keys.
+inline constexpr double kLayoutCopyBandwidthShare = 0.30;
 // The adds spill only in a launch of at least this many query heads (batch x heads). Timed on the
 // same H200:
 // - 64 heads spill (64/8 and MHA at batch 1);

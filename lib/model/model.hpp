@@ -106,6 +106,10 @@ struct Options {
   // cycles a 64 x 64 tile against 2560 of MMA at peak and 3657 shared-memory wavefronts;
   // report/published_model.cpp).
   bool serial_smem_mma = false;
+  // A backward call that first copies two query-side tensors into the kernel's layout (PyTorch's
+  // flash backward called with BHSD tensors, measured on the lent H200): two launches more, each
+  // reading and writing b s_q h_q d_v elements (factors.hpp, kLayoutCopyBandwidthShare).
+  bool layout_copies = false;
   // FA4's forward on Blackwell Ultra: the tensor-memory load of S also returns each row's maximum
   // (tcgen05.ld.red: PTX ISA 8.8, sm_103f and sm_110f only), so on the blocks the mask does not
   // cross the softmax warps skip their own FMNMX (factors.hpp, kRowMaxOpsPerElement). Default: on

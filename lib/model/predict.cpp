@@ -325,6 +325,15 @@ std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const At
   return side;
 }
 
+// The time of a backward call's layout copies (Options::layout_copies): two query-side tensors,
+// each read and written once.
+double layout_copy_seconds(const hw::Spec& gpu, const AttnShape& s) {
+  constexpr double kCopies = 2;
+  const double tensor = double(s.batch) * double(s.heads_q) * double(s.seqlen_q) *
+                        double(s.headdim_v) * element_bytes(s.dtype);
+  return kCopies * 2 * tensor / (gpu.hbm_bytes_per_s * factors::kLayoutCopyBandwidthShare);
+}
+
 // FA4's deterministic backward: the time its dQ semaphore chain takes (factors.hpp,
 // kFa4DqChainLinkSeconds): one link per CTA, the heads of one L2 section chaining at once.
 double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p) {
@@ -443,6 +452,10 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     hbm_bytes += partials - sums;
     side_s += (partials + sums) / bandwidth;
     launches += reduce;
+  }
+  if (o.layout_copies) {
+    side_s += layout_copy_seconds(gpu, s);
+    launches += 2;
   }
   double hbm_s = hbm_bytes / bandwidth;
   if (const double spilled = o.dq_adds_spill_l2 ? spilled_dq_add_bytes(s) : 0; spilled > 0) {
@@ -703,6 +716,10 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         "the shared-memory traffic taken after the MMA is cuDNN's hd256 backward on Hopper, "
         "modeled as fa3; {} {} on {} is not: drop it",
         to_string(o.algorithm), to_string(o.pass), gpu.name)};
+  if (o.layout_copies && o.pass != Pass::bwd)
+    return Error{
+        "the layout copies are PyTorch's flash backward's, before its kernels: use them with "
+        "--pass bwd"};
   if (o.cudnn_deterministic_steps && o.pass != Pass::bwd)
     return Error{
         "cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};

@@ -31,6 +31,8 @@
 //   2026-11-29-h200-cudnn-fp8-causal-backward.txt), and its bf16 hd256 one takes each tile's
 //   shared-memory traffic and MMA one after the other (Options::serial_smem_mma: measured with
 //   ncu, 2026-11-29-h200-cudnn-bwd-smem.txt);
+// - PyTorch's flash backward first copies two query-side tensors into its layout
+//   (Options::layout_copies: measured on the lent H200, 2026-11-29-h200-sdpa-backward-call.txt);
 // - a kernel outside the list is not modeled.
 #include <fmt/format.h>
 
@@ -130,6 +132,11 @@ constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
 // hd64 and hd128 the tile is 1.39-1.58x the longer, which the model's step waits cover (their
 // figures fit within about 10%), and at hd256 they leave the figures 28-70% too fast.
 constexpr std::int64_t kCudnnSerialSmemMinHeaddim = 256;
+// PyTorch's flash backend (FlashAttention-2 inside PyTorch). Its backward, called with BHSD
+// tensors as the peer harness and the frontend's PyTorch path do, copies two query-side tensors
+// into its layout first (Options::layout_copies; measured with torch.profiler on the lent H200,
+// data/measurements/kernels/2026-11-29-h200-sdpa-backward-call.txt).
+constexpr std::string_view kTorchFlash = "sdpa-flash";
 // Blackwell Ultra's row maximum from the tensor-memory load (Options::row_max_on_load, on by
 // default for the fa4 algorithm there). FA4's forward takes it from flash-attention PR 2696
 // (af04967, 2026-07-11: `use_ldred_rowmax` in flash_fwd_sm100.py), so its figures dated before
@@ -216,6 +223,7 @@ ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   o.group_reduced_key_grads = cudnn_backward;
   o.fixed_order_tiles = (is_cudnn(family) && model::is_hopper(gpu) && f.pass == Pass::fwd) ||
                         (fa4_on_blackwell && f.pass == Pass::fwd && dedicated_hd256);
+  o.layout_copies = family == kTorchFlash && f.pass == Pass::bwd;
   o.serial_smem_mma = cudnn_backward && model::is_hopper(gpu) &&
                       f.shape.dtype != Dtype::fp8 && f.shape.headdim >= kCudnnSerialSmemMinHeaddim;
   o.dq_adds_spill_l2 =

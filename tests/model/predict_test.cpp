@@ -466,6 +466,32 @@ TEST(Predict, SerialSharedMemoryAddsToTheMmaOfAHopperBackwardTile) {
   EXPECT_THAT(refusal(h200, Algorithm::fa3, forward), ::testing::HasSubstr(kRefused));
 }
 
+// PyTorch's flash backward's layout copies (Options::layout_copies): two launches more, each
+// reading and writing a query-side tensor of b s_q h_q d_v elements at kLayoutCopyBandwidthShare
+// of the HBM rate, after the kernels; the main kernel unchanged. Only a backward has them.
+TEST(Predict, LayoutCopiesAddTwoQuerySideTensorsToABackwardCall) {
+  Options plain;
+  plain.pass = Pass::bwd;
+  Options copies = plain;
+  copies.layout_copies = true;
+  AttnShape s = square(32, 16, 512, 128, true);
+  s.seqlen_k = 2048;
+  const hw::Spec& h200 = gpu("h200");
+  const Prediction before = run("h200", Algorithm::fa2, s, plain);
+  const Prediction after = run("h200", Algorithm::fa2, s, copies);
+  const double tensor = 32.0 * 16 * 512 * 128 * 2;  // bytes, the query side's
+  EXPECT_DOUBLE_EQ(after.main_kernel_s, before.main_kernel_s);
+  EXPECT_NEAR(after.time_s - before.time_s,
+              2 * 2 * tensor / (h200.hbm_bytes_per_s * factors::kLayoutCopyBandwidthShare) +
+                  2 * factors::kLaunchOverheadSeconds,
+              1e-12);
+  // 185 us for the two on the lent H200 (the measurement the share comes from).
+  EXPECT_NEAR(after.time_s - before.time_s, 185e-6, 15e-6);
+  Options forward = copies;
+  forward.pass = Pass::fwd;
+  EXPECT_FALSE(predict(h200, s, forward).ok());
+}
+
 // FA4's deterministic backward under a window: its dQ semaphores chain a head's key blocks, and
 // only the heads of one 50 MiB L2 section chain at once (factors.hpp, kFa4DqChainLinkSeconds):
 // at s32768 hd64 a head is 16 MiB of Q, dO and accumulator, two heads a section; at s16384 four.

@@ -98,6 +98,21 @@ TEST(PublishedModel, CudnnHd256BackwardOnHopperTakesSharedMemoryAfterTheMma) {
   EXPECT_FALSE(modeled_as(fp8, gpu("h200")).options.value().serial_smem_mma);
 }
 
+// PyTorch's flash backward copies two query-side tensors into its layout first (measured on the
+// lent H200); its forward and the other kernels do not.
+TEST(PublishedModel, TorchFlashBackwardMakesLayoutCopies) {
+  auto flash = [](Pass pass, std::string gpu_id) {  // its figures say modeled_as fa2
+    PublishedFigure f = figure(gpu_id, "sdpa-flash", pass);
+    f.modeled_as = model::Algorithm::fa2;
+    return modeled_as(f, gpu(gpu_id)).options.value().layout_copies;
+  };
+  EXPECT_TRUE(flash(Pass::bwd, "h200"));
+  EXPECT_TRUE(flash(Pass::bwd, "b200"));
+  EXPECT_FALSE(flash(Pass::fwd, "h200"));
+  EXPECT_FALSE(options_of("sdpa-cudnn", Pass::bwd, "h200", 128, 128).layout_copies);
+  EXPECT_FALSE(options_of("fa4", Pass::bwd, "gb200", 128, 128).layout_copies);
+}
+
 // cuDNN's deterministic fp8 backward on Hopper is its plain kernel (measured on the lent H200):
 // no chained waits, no fixed time a step, the spill kept; bf16 and Blackwell keep theirs.
 TEST(PublishedModel, CudnnDeterministicFp8BackwardOnHopperIsThePlainKernel) {
