@@ -84,13 +84,17 @@ struct BackwardRecompute {
   int launches = 0;                // launches more
 };
 BackwardRecompute backward_recompute(const AttnShape& shape, const Options& options);
-// FA4's split hd256 backward: the dK/dV kernel's share of a tile's work, its GEMMs' K extent
-// (S d, dP dv, dV dv, dK d) over both kernels' (the dQ kernel's S, dP and dQ: 2 d + dv).
+// FA4's split hd256 backward: the dK/dV kernel's share of a tile's work, its GEMMs' extents in d
+// and dv (S over d, dP over dv, dV and dK of widths dv and d) over both kernels' (the dQ kernel's
+// S, dP and dQ: 2 d + dv). The softmax work, half in each kernel, is shared the same way.
 double split_backward_key_kernel_share(const AttnShape& shape);
-// The keys of one CTA of that dK/dV kernel (its tile_n_dkdv, the CTA tiler's key extent, which
-// sets its grid: flash_attn/cute/sm100_hd256_2cta_fmha_backward.py asserts tile_m_dkdv == 128 and
-// tile_n_dkdv == 64; read at 0251105), two CTAs of a 2-CTA pair taking 128.
-inline constexpr int kSplitBackwardKeyKernelKeys = 64;
+// The keys of one CTA of that dK/dV kernel: its grid is (ceil_div(s_k, tile_n_dkdv), h_kv, b) and
+// each CTA's loads step through every query head of its group
+// (flash_attn/cute/sm100_hd256_2cta_fmha_backward_dkdvkernel.py, _compute_bwd_grid;
+// sm100_hd256_2cta_fmha_backward.py asserts tile_m_dkdv == 128 and tile_n_dkdv == 64; read at
+// 0251105), two CTAs of a 2-CTA pair taking 128 keys. The dQ kernel's 128 x 128 tiles are
+// modeled on the model's tile: only its work per query block and head counts.
+inline constexpr int kSplitBackwardDkDvCtaKeys = 64;
 
 // Defaults for FA4's softmax techniques on this GPU.
 double default_exp_emulation(const hw::Spec& gpu, Algorithm algorithm);

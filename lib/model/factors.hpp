@@ -469,7 +469,9 @@ inline constexpr double kLongestFirstTailShare = 0.5;
 // longest first (lib/kernels/fa3/tile_scheduler.cuh) and pays no such part. A list schedule of
 // FA4's hd256 grids in block order (each head's query blocks shortest first, heads one after
 // another; 2048 to 32768 keys, 32 heads, 148 SMs, with and without 2-CTA pairs) ends 0.55-0.68 of
-// the longest CTA after the fluid bound (lib/model/NOTES.md, section 2al).
+// the longest CTA after the fluid bound (lib/model/NOTES.md, section 2al): one share is kept for
+// both; on FA4's hd256 forward the difference is about a point (GB200's May figures at s16384 and
+// s32768: -10.3% and -4.1% with this tail, -5.6% and -1.5% with none).
 inline constexpr double kFixedOrderTailShare = 0.75;
 // cuDNN 9.19's fp8 causal backward on Hopper (Options::dq_adds_spill_l2) adds dQ into its float32
 // accumulator in an order that leaves the accumulator out of L2. Measured on the lent H200

@@ -102,9 +102,8 @@ struct Options {
   // time.
   bool dq_adds_spill_l2 = false;
   // A Hopper backward whose tile takes its shared-memory traffic and its MMA one after the other,
-  // not the longer of the two (cuDNN's hd256 backward, measured with ncu on the lent H200: 6538
-  // cycles a 64 x 64 tile against 2560 of MMA at peak and 3657 shared-memory wavefronts;
-  // report/published_model.cpp).
+  // not the longer of the two (cuDNN's hd256 backward, measured with ncu on the lent H200:
+  // report/published_model.cpp, kCudnnSerialSmemMinHeaddim).
   bool serial_smem_mma = false;
   // A backward call that first copies two query-side tensors into the kernel's layout (PyTorch's
   // flash backward called with BHSD tensors, measured on the lent H200): two launches more, each

@@ -363,28 +363,29 @@ double spilled_dq_add_bytes(const AttnShape& s) {
 }
 
 // FA4's split hd256 backward (Options::split_dq_backward) runs its two kernels one after the
-// other, each with its share of the tile (split_backward_key_kernel_share). The dK/dV kernel's
-// grid is one CTA per key block and kv head, and each CTA walks every query head of its group
-// (flash_attn/cute/sm100_hd256_2cta_fmha_backward_dkdvkernel.py, _compute_bwd_grid; read at
-// 0251105) of kSplitBackwardKeyKernelKeys keys: few kv heads and short sequences leave SMs idle,
-// and the longest CTA sets its time. The dQ kernel's grid is one CTA per query block and query
-// head. Both grids start their CTAs in
-// block order: the dK/dV kernel's longest first under a causal mask (key block 0 sees every
-// query), the dQ kernel's shortest first (Options::fixed_order_tiles' tail).
+// other, each with its share of the tile (split_backward_key_kernel_share). The dK/dV kernel has
+// one CTA per kSplitBackwardDkDvCtaKeys keys and kv head, each walking every query head of its
+// group: few kv heads and short sequences leave SMs idle, and the longest CTA sets its time. The
+// dQ kernel has one CTA per query block and query head. Both grids start their CTAs in block
+// order: the dK/dV kernel's longest first under a causal mask (its first keys see every query),
+// the dQ kernel's shortest first (Options::fixed_order_tiles' tail). The model's tile is counted
+// once, though both kernels do part of it.
 Schedule split_backward_schedule(const hw::Spec& gpu, const AttnShape& s, const Options& o,
                                  const Prediction& p, double cta_overhead_cycles) {
   const double key_share = split_backward_key_kernel_share(s);
   const double group = double(s.heads_q) / double(s.heads_kv);
   const int per_sm = resident_ctas(gpu, s, o);
-  const Tile key_tile{p.tile.m, kSplitBackwardKeyKernelKeys};
+  const Tile key_tile{p.tile.m, kSplitBackwardDkDvCtaKeys};
   const double key_tile_cycles = key_share * p.tile_time_cycles * key_tile.n / p.tile.n;
   const Schedule keys = schedule(gpu, s, p.algorithm, Pass::bwd, key_tile, key_tile_cycles,
                                  cta_overhead_cycles, group, per_sm, /*fixed_order_tiles=*/false);
   const Schedule queries =
       schedule(gpu, s, p.algorithm, Pass::fwd, p.tile, (1 - key_share) * p.tile_time_cycles,
                cta_overhead_cycles, 1, per_sm, /*fixed_order_tiles=*/true);
-  return {keys.ctas + queries.ctas, queries.tiles, keys.makespan_cycles + queries.makespan_cycles,
-          keys.waves + queries.waves};
+  return {.ctas = keys.ctas + queries.ctas,
+          .tiles = queries.tiles,
+          .makespan_cycles = keys.makespan_cycles + queries.makespan_cycles,
+          .waves = keys.waves + queries.waves};
 }
 
 // The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
@@ -709,6 +710,13 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         "the L2-missing dQ adds are cuDNN's causal fp8 backward on Hopper, a fused kernel; {} {} "
         "{}{} on {} is not: drop them",
         to_string(o.algorithm), to_string(o.pass), to_string(s.dtype), s.causal ? " causal" : "",
+        gpu.name)};
+  if (o.split_dq_backward && (o.algorithm != Algorithm::fa4 || o.pass != Pass::bwd ||
+                              !is_blackwell(gpu) || o.deterministic))
+    return Error{fmt::format(
+        "the split dQ backward is FA4's hd256 backward on Blackwell, without deterministic mode; "
+        "{} {}{} on {} is not: drop it",
+        to_string(o.algorithm), to_string(o.pass), o.deterministic ? " deterministic" : "",
         gpu.name)};
   if (o.serial_smem_mma && (o.pass != Pass::bwd || !is_hopper(gpu) ||
                             o.algorithm != Algorithm::fa3 || o.lab_fa3_backward))

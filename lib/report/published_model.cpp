@@ -28,9 +28,10 @@
 // - cuDNN's fp8 backward on Hopper runs the same kernels, deterministic or not (below), and its
 //   causal one adds dQ beyond a band next to the diagonal in HBM
 //   (Options::dq_adds_spill_l2: measured with ncu on the lent H200, data/measurements/kernels/
-//   2026-11-29-h200-cudnn-fp8-causal-backward.txt), and its bf16 hd256 one takes each tile's
-//   shared-memory traffic and MMA one after the other (Options::serial_smem_mma: measured with
-//   ncu, 2026-11-29-h200-cudnn-bwd-smem.txt);
+//   2026-11-29-h200-cudnn-fp8-causal-backward.txt);
+// - cuDNN's bf16 backward on Hopper at hd256 takes each tile's shared-memory traffic and MMA one
+//   after the other (Options::serial_smem_mma: measured with ncu on the lent H200,
+//   2026-11-29-h200-cudnn-bwd-smem.txt);
 // - PyTorch's flash backward first copies two query-side tensors into its layout
 //   (Options::layout_copies: measured on the lent H200, 2026-11-29-h200-sdpa-backward-call.txt);
 // - a kernel outside the list is not modeled.
@@ -127,10 +128,10 @@ constexpr std::int64_t kCudnnPlainPinnedAboveHeaddim = 128;
 // cuDNN's bf16/fp16 backward on Hopper from this head dim (its 64 x 64 x 256 kernel) takes each
 // tile's shared-memory traffic and MMA one after the other (Options::serial_smem_mma). Measured
 // with ncu on the lent H200 (data/measurements/kernels/2026-11-29-h200-cudnn-bwd-smem.txt, cuDNN
-// 9.19 through PyTorch): 6538 cycles a 64 x 64 tile dense and 5576 causal, against 2560 cycles of
-// MMA at peak and 3657-3761 shared-memory wavefronts, 1.79x and 1.48x the longer of the two; at
-// hd64 and hd128 the tile is 1.39-1.58x the longer, which the model's step waits cover (their
-// figures fit within about 10%), and at hd256 they leave the figures 28-70% too fast.
+// 9.19 through PyTorch; lib/model/NOTES.md, section 2am): at hd256 its tile is about their sum,
+// 1.5-1.8x the longer of the two; at hd64 and hd128 also 1.5-1.7x the longer, which the model's
+// step waits cover (their figures fit within about 10%), where at hd256 they leave the figures
+// 28-70% too fast.
 constexpr std::int64_t kCudnnSerialSmemMinHeaddim = 256;
 // PyTorch's flash backend (FlashAttention-2 inside PyTorch). Its backward, called with BHSD
 // tensors as the peer harness and the frontend's PyTorch path do, copies two query-side tensors

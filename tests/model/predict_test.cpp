@@ -151,11 +151,26 @@ TEST(Predict, SplitBackwardKeyKernelWalksEachGqaGroupInOneCta) {
   const Prediction p = run("gb200", Algorithm::fa4, gqa, o);
   const double query_blocks = std::ceil(2048.0 / p.tile.m);
   const double longest_key_cta = 16 * query_blocks * split_backward_key_kernel_share(gqa) *
-                                 p.tile_time_cycles * kSplitBackwardKeyKernelKeys / p.tile.n;
+                                 p.tile_time_cycles * kSplitBackwardDkDvCtaKeys / p.tile.n;
   EXPECT_GE(p.main_kernel_s * gpu("gb200").peak_clock_mhz * 1e6, longest_key_cta);
   AttnShape mha = gqa;
   mha.heads_kv = 32;
   EXPECT_GT(p.main_kernel_s, 2 * run("gb200", Algorithm::fa4, mha, o).main_kernel_s);
+  // FA4's hd256 backward kernels only, without deterministic mode (they have none).
+  auto refused = [&](const hw::Spec& g, Algorithm a, Options bad) {
+    bad.algorithm = a;
+    return !predict(g, gqa, bad).ok();
+  };
+  Options forward = o;
+  forward.pass = Pass::fwd;
+  forward.two_cta = false;
+  EXPECT_TRUE(refused(gpu("gb200"), Algorithm::fa4, forward));
+  Options deterministic = o;
+  deterministic.deterministic = true;
+  EXPECT_TRUE(refused(gpu("gb200"), Algorithm::fa4, deterministic));
+  Options hopper = o;
+  hopper.two_cta = hopper.single_tile_grid = false;
+  EXPECT_TRUE(refused(gpu("h200"), Algorithm::fa3, hopper));
 }
 
 // FA4's hd192/128 backward on Blackwell (Options::shared_tmem_columns_backward): each step waits
@@ -312,10 +327,10 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   const Prediction split_plain = run("gb200", Algorithm::fa4, hd256, plain);
   EXPECT_DOUBLE_EQ(split_own.tile_time_cycles, split_plain.tile_time_cycles);
   // Two kernels of equal CTAs (no mask) run in whole waves, each CTA longer by the cost: the
-  // dK/dV kernel's one per kSplitBackwardKeyKernelKeys keys and kv head, the dQ kernel's one per
+  // dK/dV kernel's one per kSplitBackwardDkDvCtaKeys keys and kv head, the dQ kernel's one per
   // query block and query head.
   const double slots = split_own.ctas / split_own.waves;
-  const double key_ctas = std::ceil(8192.0 / kSplitBackwardKeyKernelKeys) * 32;
+  const double key_ctas = std::ceil(8192.0 / kSplitBackwardDkDvCtaKeys) * 32;
   const double query_ctas = std::ceil(8192.0 / split_own.tile.m) * 32;
   ASSERT_DOUBLE_EQ(split_own.ctas, key_ctas + query_ctas);
   const double per_sm = slots / gpu("gb200").sms;
@@ -461,6 +476,9 @@ TEST(Predict, SerialSharedMemoryAddsToTheMmaOfAHopperBackwardTile) {
   };
   EXPECT_THAT(refusal(gpu("gb200"), Algorithm::fa4, serial), ::testing::HasSubstr(kRefused));
   EXPECT_THAT(refusal(h200, Algorithm::fa2, serial), ::testing::HasSubstr(kRefused));
+  Options lab = serial;
+  lab.lab_fa3_backward = DqAdd::tensor_reduce;
+  EXPECT_THAT(refusal(h200, Algorithm::fa3, lab), ::testing::HasSubstr(kRefused));
   Options forward = serial;
   forward.pass = Pass::fwd;
   EXPECT_THAT(refusal(h200, Algorithm::fa3, forward), ::testing::HasSubstr(kRefused));
