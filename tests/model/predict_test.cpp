@@ -23,6 +23,13 @@ Prediction run(std::string_view id, Algorithm a, const AttnShape& s, Options o =
   return *p;
 }
 
+// Why the model refuses `a` with options `o` on the shape, or nothing where it predicts.
+std::string refusal(std::string_view id, Algorithm a, const AttnShape& s, Options o) {
+  o.algorithm = a;
+  const auto p = predict(gpu(id), s, o);
+  return p.ok() ? std::string() : p.error().message;
+}
+
 TEST(Predict, FlopsFollowTheConvention) {
   const Prediction p = run("h100-sxm", Algorithm::fa3, square(2, 16, 4096, 128, true));
   EXPECT_DOUBLE_EQ(p.flops, 4.0 * 2 * 16 * 4096.0 * 4096 * 128 / 2);
@@ -157,20 +164,18 @@ TEST(Predict, SplitBackwardKeyKernelWalksEachGqaGroupInOneCta) {
   mha.heads_kv = 32;
   EXPECT_GT(p.main_kernel_s, 2 * run("gb200", Algorithm::fa4, mha, o).main_kernel_s);
   // FA4's hd256 backward kernels only, without deterministic mode (they have none).
-  auto refused = [&](const hw::Spec& g, Algorithm a, Options bad) {
-    bad.algorithm = a;
-    return !predict(g, gqa, bad).ok();
-  };
+  const std::string_view kRefused = "the split dQ backward is FA4's hd256 backward on Blackwell";
   Options forward = o;
   forward.pass = Pass::fwd;
   forward.two_cta = false;
-  EXPECT_TRUE(refused(gpu("gb200"), Algorithm::fa4, forward));
+  EXPECT_THAT(refusal("gb200", Algorithm::fa4, gqa, forward), ::testing::HasSubstr(kRefused));
   Options deterministic = o;
   deterministic.deterministic = true;
-  EXPECT_TRUE(refused(gpu("gb200"), Algorithm::fa4, deterministic));
+  EXPECT_THAT(refusal("gb200", Algorithm::fa4, gqa, deterministic),
+              ::testing::HasSubstr(kRefused));
   Options hopper = o;
   hopper.two_cta = hopper.single_tile_grid = false;
-  EXPECT_TRUE(refused(gpu("h200"), Algorithm::fa3, hopper));
+  EXPECT_THAT(refusal("h200", Algorithm::fa3, gqa, hopper), ::testing::HasSubstr(kRefused));
 }
 
 // FA4's hd192/128 backward on Blackwell (Options::shared_tmem_columns_backward): each step waits
@@ -431,23 +436,16 @@ TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   s.seqlen_q = s.seqlen_k = 2048;
   EXPECT_DOUBLE_EQ(run("h200", Algorithm::fa3, s, spilled).main_kernel_s,
                    run("h200", Algorithm::fa3, s, plain).main_kernel_s);
-  auto refusal = [&](const hw::Spec& g, const AttnShape& shape, Options o) {
-    const auto p = predict(g, shape, o);
-    return p.ok() ? std::string() : p.error().message;
-  };
   const std::string_view kRefused = "the L2-missing dQ adds are cuDNN's causal fp8 backward";
-  Options blackwell = spilled;
-  blackwell.algorithm = Algorithm::fa4;
-  EXPECT_THAT(refusal(gpu("gb200"), s, blackwell), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("gb200", Algorithm::fa4, s, spilled), ::testing::HasSubstr(kRefused));
   AttnShape bf16 = s;
   bf16.dtype = Dtype::bf16;
-  spilled.algorithm = Algorithm::fa3;
-  EXPECT_THAT(refusal(h200, bf16, spilled), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("h200", Algorithm::fa3, bf16, spilled), ::testing::HasSubstr(kRefused));
   s.causal = false;
-  EXPECT_THAT(refusal(h200, s, spilled), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("h200", Algorithm::fa3, s, spilled), ::testing::HasSubstr(kRefused));
   s.causal = true;
   spilled.pass = Pass::fwd;
-  EXPECT_THAT(refusal(h200, s, spilled), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("h200", Algorithm::fa3, s, spilled), ::testing::HasSubstr(kRefused));
 }
 
 // cuDNN's hd256 backward on Hopper (Options::serial_smem_mma): the tensor stream is the MMA at the
@@ -469,19 +467,14 @@ TEST(Predict, SerialSharedMemoryAddsToTheMmaOfAHopperBackwardTile) {
               std::min(c.mma / h200.gemm_efficiency, c.smem), 1e-6);
   EXPECT_GT(after.time_s, 1.5 * before.time_s);
   const std::string_view kRefused = "the shared-memory traffic taken after the MMA is cuDNN's";
-  auto refusal = [&](const hw::Spec& g, Algorithm a, Options o) {
-    o.algorithm = a;
-    const auto p = predict(g, s, o);
-    return p.ok() ? std::string() : p.error().message;
-  };
-  EXPECT_THAT(refusal(gpu("gb200"), Algorithm::fa4, serial), ::testing::HasSubstr(kRefused));
-  EXPECT_THAT(refusal(h200, Algorithm::fa2, serial), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("gb200", Algorithm::fa4, s, serial), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("h200", Algorithm::fa2, s, serial), ::testing::HasSubstr(kRefused));
   Options lab = serial;
   lab.lab_fa3_backward = DqAdd::tensor_reduce;
-  EXPECT_THAT(refusal(h200, Algorithm::fa3, lab), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("h200", Algorithm::fa3, s, lab), ::testing::HasSubstr(kRefused));
   Options forward = serial;
   forward.pass = Pass::fwd;
-  EXPECT_THAT(refusal(h200, Algorithm::fa3, forward), ::testing::HasSubstr(kRefused));
+  EXPECT_THAT(refusal("h200", Algorithm::fa3, s, forward), ::testing::HasSubstr(kRefused));
 }
 
 // PyTorch's flash backward's layout copies (Options::layout_copies): two launches more, each
@@ -507,7 +500,8 @@ TEST(Predict, LayoutCopiesAddTwoQuerySideTensorsToABackwardCall) {
   EXPECT_NEAR(after.time_s - before.time_s, 185e-6, 15e-6);
   Options forward = copies;
   forward.pass = Pass::fwd;
-  EXPECT_FALSE(predict(h200, s, forward).ok());
+  EXPECT_THAT(refusal("h200", Algorithm::fa2, s, forward),
+              ::testing::HasSubstr("the layout copies are PyTorch's flash backward's"));
 }
 
 // FA4's deterministic backward under a window: its dQ semaphores chain a head's key blocks, and
