@@ -15,6 +15,9 @@ constexpr std::string_view kRecordDeterministicFit =
 constexpr std::string_view kRecordCudnnDeterministicStepFit =
     "the published record's \"fit\" bf16 figures of cuDNN's deterministic backward and of its "
     "plain backward above hd128 on Blackwell";
+constexpr std::string_view kRecordFa4DeterministicPairsFit =
+    "the published record's \"fit\" pairs of FA4's plain and deterministic bf16 backward without "
+    "a window at hd128 (GB200, GB300), on their throughput ratio";
 constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
 constexpr std::string_view kRecordUltraForwardFit =
@@ -87,6 +90,10 @@ constexpr ReportedText kReported[] = {
      "cycles per tile step cuDNN's deterministic backward (and on Blackwell its plain one above "
      "hd128) pays beyond the plain kernel's tiles",
      kRecordCudnnDeterministicStepFit},
+    {Reported::fa4_deterministic_reduce_wait_cycles, "fa4_deterministic_reduce_wait_cycles",
+     "cycles per tile step FA4's deterministic backward below hd192 waits for its dQ reduce-adds "
+     "to complete before it releases the query block",
+     kRecordFa4DeterministicPairsFit},
     {Reported::fa2_backward_rereads, "fa2_backward_rereads",
      "times FA2's backward warp grids read each shared operand byte", ""},
     {Reported::fa2_backward_ldmatrix_share, "fa2_backward_ldmatrix_share",
@@ -258,6 +265,11 @@ const Constant kConstants[] = {
      "cycles per tile step cuDNN's bf16/fp16 deterministic configuration pays beyond its plain "
      "kernel (its plain backward above hd128 on Blackwell too); fitted to the record's fit "
      "figures of both"},
+    {"kFa4DeterministicReduceWaitCycles", kFa4DeterministicReduceWaitCycles, "fitted",
+     name_of(Reported::fa4_deterministic_reduce_wait_cycles),
+     "cycles per tile step at hd128 (scaled by the head dim) FA4's deterministic backward below "
+     "hd192 waits for each query block's dQ bulk reduce-adds before releasing its semaphore; "
+     "fitted to the record's fit pairs of FA4's plain and deterministic backward, on their ratio"},
     {"kOverlapPersistentBackward", kOverlapPersistentBackward, "fitted",
      name_of(Reported::overlap_persistent_backward),
      "share of the elementwise stream (P, dS) the persistent kernels' backward hides behind its "

@@ -414,10 +414,25 @@ inline constexpr double kDeterministicWaitTiles = 3;
 // heads per section. Seconds per link. Fitted to the record's 4 fit-role FA4 deterministic
 // windowed figures (s4096, s16384 on GB200, GB300) in steps of 0.1 us where their median signed
 // error crosses zero (+3.0% at 0.8 us, -2.8% at 0.9 us; refitted when the chain's wait was capped
-// by the query blocks a key block walks, section 2ah: +3.1% at 0.9 us, -1.7% at 1.0 us); without
-// it the model had the windowed figures up to 6x too fast (+495% at s32768): they fall as 1/s
-// where the plain kernel holds 142-157 TFLOP/s.
-inline constexpr double kFa4DqChainLinkSeconds = 1.0e-6;
+// by the query blocks a key block walks, section 2ah: +3.1% at 0.9 us, -1.7% at 1.0 us; and again
+// when kFa4DeterministicReduceWaitCycles joined, section 2aq, on the 8 fit figures the May runs
+// make: -3.8% at 1.0 us, +1.0% at 0.9 us); without it the model had the windowed figures up to 6x
+// too fast (+495% at s32768): they fall as 1/s where the plain kernel holds 142-157 TFLOP/s.
+inline constexpr double kFa4DqChainLinkSeconds = 0.9e-6;
+// FA4's deterministic backward below hd192 waits, at each query block, for its dQ bulk reduce-adds
+// to complete (cp_async_bulk_wait_group(0)) before it releases the block's semaphore, on a staging
+// ring of two buffers where the plain kernel has four (flash_bwd_sm100.py at 0251105, the dQ
+// reduce loop; at hd192 the plain kernel waits so too): a fixed time per tile step beyond the plain
+// kernel's tiles. Cycles per tile step at hd128, scaled by the head dim (the bytes of a block's
+// reduce-add). Fitted to the record's 36 fit-role pairs of FA4's plain and deterministic bf16
+// backward without a window (GB200, GB300; hd128) on the deterministic-over-plain throughput
+// ratio, so that the plain kernel's own errors stay out of the fit: in steps of 50 cycles where
+// the model's ratio over the published one crosses one, for the short (up to s8192) and the long
+// pairs alike (median +1.1% and +0.9% at 200, +0.0% and -0.3% at 250, -1.1% and -1.4% at 300);
+// kDeterministicWaitTiles, refitted with it, stays 3 (short pairs +2.6% at 2, +0.0% at 3, -2.6%
+// at 4). The model's ratio at hd128 (92 pairs, fit and held out) goes from 0.82-0.99 to
+// 0.78-0.94; the record's is 0.74-1.01 (lib/model/NOTES.md, section 2aq).
+inline constexpr double kFa4DeterministicReduceWaitCycles = 250;
 // FA4's deterministic backward groups heads into sections that fit this many bytes of Q, dO and
 // the float32 dQ accumulator (flash_attn/cute/tile_scheduler.py, SingleTileLPTBwdScheduler:
 // size_l2 = 50 MiB; the heads per section, a power of two, floor(log2(size_l2 / bytes per head)),
@@ -554,6 +569,7 @@ enum class Reported {
   blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
   deterministic_wait_tiles,        // kDeterministicWaitTiles
   cudnn_deterministic_step_cycles,  // kCudnnDeterministicStepCycles
+  fa4_deterministic_reduce_wait_cycles,  // kFa4DeterministicReduceWaitCycles x head dim / 128
   fa2_backward_rereads,            // kFa2BackwardWarpGridRereads
   fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare
   key_block_io_exposure,           // kBackwardKeyBlockIoExposure

@@ -426,6 +426,14 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_step_cycles,
                                           factors::kCudnnDeterministicStepCycles));
   }
+  if (o.deterministic && o.single_tile_grid && s.headdim < 192) {
+    // FA4's deterministic reduce waits for each query block's dQ adds before releasing it
+    // (factors.hpp, kFa4DeterministicReduceWaitCycles): a time per step, the block's bytes.
+    const double step = factors::kFa4DeterministicReduceWaitCycles * s.headdim / 128.0;
+    compute_s *= 1 + step / p.tile_time_cycles;
+    p.factors.push_back(
+        factors::reported(factors::Reported::fa4_deterministic_reduce_wait_cycles, step));
+  }
   if (o.deterministic && o.single_tile_grid) {
     compute_s = std::max(compute_s, fa4_dq_chain_seconds(s, p));
     p.factors.push_back(

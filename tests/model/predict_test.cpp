@@ -557,6 +557,37 @@ TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
             run("gb200", Algorithm::fa4, square(2, 128, 512, 64, true), plain).main_kernel_s);
 }
 
+// FA4's deterministic backward below hd192 waits for each query block's dQ reduce-adds before it
+// releases the block: a time per tile step, scaled by the head dim (the block's bytes). At hd192
+// the plain kernel waits so too, and no step is added. Where the chain's wait is a small share of
+// a CTA (256 query blocks a key block), the step sets the deterministic-over-plain time.
+TEST(Predict, Fa4DeterministicReduceWaitIsATimePerStepBelowHd192) {
+  Options o;
+  o.pass = Pass::bwd;
+  o.deterministic = o.single_tile_grid = true;
+  const auto step = [](const Prediction& p) {
+    for (const auto& f : p.factors)
+      if (f.name == factors::text_of(factors::Reported::fa4_deterministic_reduce_wait_cycles).name)
+        return f.value;
+    return -1.0;
+  };
+  const AttnShape s = square(1, 40, 32768, 128);
+  const Prediction hd128 = run("gb200", Algorithm::fa4, s, o);
+  EXPECT_DOUBLE_EQ(step(hd128), factors::kFa4DeterministicReduceWaitCycles);
+  EXPECT_DOUBLE_EQ(step(run("gb200", Algorithm::fa4, square(1, 40, 32768, 64), o)),
+                   factors::kFa4DeterministicReduceWaitCycles / 2);
+  AttnShape hd192 = square(1, 40, 32768, 192);
+  hd192.headdim_v = 128;
+  EXPECT_EQ(step(run("gb200", Algorithm::fa4, hd192, o)), -1.0);
+
+  Options plain = o;
+  plain.deterministic = false;
+  const double ratio = hd128.main_kernel_s / run("gb200", Algorithm::fa4, s, plain).main_kernel_s;
+  const double per_step = 1 + factors::kFa4DeterministicReduceWaitCycles / hd128.tile_time_cycles;
+  EXPECT_GT(ratio, per_step);
+  EXPECT_LT(ratio, per_step * 1.02);
+}
+
 // cuDNN's fixed time per tile step prices its backward pass alone.
 TEST(Predict, CudnnDeterministicStepsAreABackwardOption) {
   Options o;
