@@ -8,7 +8,7 @@ set clip two
 set style fill solid 0.85 border -1
 set multiplot layout 2,3 title 'The model against the published record: one point per figure (TFLOP/s)'
 
-set title 'b200 (36 held out, 22 fit, 54 outside the bounds)'
+set title 'b200 (32 held out, 20 fit, 60 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
@@ -55,7 +55,7 @@ plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' t
      'record-vs-model.dat' index 15 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
      'record-vs-model.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
-set title 'gb300 (385 held out, 256 fit, 5 outside the bounds)'
+set title 'gb300 (385 held out, 256 fit, 95 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
