@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::string_view kNotMeasured =
     "not measured: the datasheet figure is taken as sustained (1.0)";
+constexpr std::string_view kClockNotFitted =
+    "not fitted: the model keeps the peak clock however long the launch (1.0)";
 
 // A figure stored in a Spec member (kField = &Spec::sms).
 template <auto kField>
@@ -56,6 +58,9 @@ constexpr std::array kFigures = {
                                        Unit::fraction, kNotMeasured),
     gpu_figure<&Spec::copy_efficiency>("/copy_efficiency", "measured copy / HBM", fraction,
                                        Unit::fraction, kNotMeasured),
+    gpu_figure<&Spec::sustained_clock_share>("/sustained_clock_share",
+                                             "sustained clock / peak, long launches", fraction,
+                                             Unit::fraction, kClockNotFitted),
     sm_figure<&PerSm::mma_flop_per_clk_bf16>("/per_sm/mma_flop_per_clk_bf16",
                                              "MMA bf16 FLOP/clk/SM", positive),
     sm_figure<&PerSm::mma_flop_per_clk_fp16>("/per_sm/mma_flop_per_clk_fp16",

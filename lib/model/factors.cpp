@@ -18,6 +18,9 @@ constexpr std::string_view kRecordCudnnDeterministicStepFit =
 constexpr std::string_view kRecordFa4DeterministicPairsFit =
     "the published record's \"fit\" pairs of FA4's plain and deterministic bf16 backward without "
     "a window at hd128 (GB200, GB300), on their throughput ratio";
+constexpr std::string_view kRecordCudnnDeterministicPairsFit =
+    "the published record's \"fit\" pairs of cuDNN's plain and deterministic bf16 backward at hd64 "
+    "and hd128 (GB200, GB300, B300), on their throughput ratio";
 constexpr std::string_view kRecordForwardFit =
     "the published record's \"fit\" bf16 forward figures on Blackwell (cuDNN and FA4)";
 constexpr std::string_view kRecordUltraForwardFit =
@@ -53,6 +56,10 @@ constexpr ReportedText kReported[] = {
      "sustained share of the tensor-core peak (large cuBLAS GEMM / datasheet)", ""},
     {Reported::copy_efficiency, "copy_efficiency",
      "sustained share of HBM bandwidth (device copy / datasheet)", ""},
+    {Reported::sustained_clock_share, "sustained_clock_share",
+     "SM clock a long launch settles at, as a share of the peak clock (the launch starts at the "
+     "peak and decays toward it with kLaunchClockTimeConstantSeconds)",
+     ""},
     {Reported::launch_overhead_s, "launch_overhead_s",
      "launch to kernel start, per launch (assumption)", ""},
     {Reported::naive_streaming_share, "naive_streaming_share",
@@ -90,6 +97,10 @@ constexpr ReportedText kReported[] = {
      "cycles per tile step cuDNN's deterministic backward (and on Blackwell its plain one above "
      "hd128) pays beyond the plain kernel's tiles",
      kRecordCudnnDeterministicStepFit},
+    {Reported::cudnn_deterministic_dq_order_step_cycles, "cudnn_deterministic_dq_order_step_cycles",
+     "cycles per tile step cuDNN's deterministic backward up to hd128 pays for its ordered dQ adds, "
+     "beyond the pinned configuration's",
+     kRecordCudnnDeterministicPairsFit},
     {Reported::fa4_deterministic_reduce_wait_cycles, "fa4_deterministic_reduce_wait_cycles",
      "cycles per tile step FA4's deterministic backward below hd192 waits for its dQ reduce-adds "
      "to complete before it releases the query block",
@@ -155,8 +166,8 @@ constexpr ReportedText kReported[] = {
      "persistent) pays beside the persistent kernels' cost per work tile",
      kRecordFa4MaskedForwardFit},
     {Reported::fa4_backward_overlap, "fa4_backward_overlap",
-     "share of the smaller of the tensor and softmax streams FA4's backward hides where S/P, "
-     "dP/dS and dQ have tensor-memory columns of their own (hd64, hd128)",
+     "share of the smaller of the tensor and softmax streams FA4's backward on the 2-CTA pair hides "
+     "where S/P, dP/dS and dV, dK have tensor-memory columns of their own (up to hd128)",
      kRecordFa4Hd128BackwardFit},
     {Reported::fa4_dq_chain_link_s, "fa4_dq_chain_link_s",
      "seconds per link of FA4's deterministic dQ semaphore chain (one link per key block and "
@@ -265,6 +276,11 @@ const Constant kConstants[] = {
      "cycles per tile step cuDNN's bf16/fp16 deterministic configuration pays beyond its plain "
      "kernel (its plain backward above hd128 on Blackwell too); fitted to the record's fit "
      "figures of both"},
+    {"kCudnnDeterministicDqOrderStepCycles", kCudnnDeterministicDqOrderStepCycles, "fitted",
+     name_of(Reported::cudnn_deterministic_dq_order_step_cycles),
+     "cycles per tile step cuDNN's deterministic backward up to hd128 pays beyond its pinned "
+     "configuration's (its ordered dQ adds); fitted to the record's fit pairs of its plain and "
+     "deterministic backward, on their ratio"},
     {"kFa4DeterministicReduceWaitCycles", kFa4DeterministicReduceWaitCycles, "fitted",
      name_of(Reported::fa4_deterministic_reduce_wait_cycles),
      "cycles per tile step at hd128 (scaled by the head dim) FA4's deterministic backward below "
@@ -370,9 +386,9 @@ const Constant kConstants[] = {
      "hd 64, 128 and 192/128"},
     {"kFa4BackwardSeparateColumnsOverlap", kFa4BackwardSeparateColumnsOverlap, "fitted",
      name_of(Reported::fa4_backward_overlap),
-     "share of the shorter stream FA4's own backward on Blackwell hides behind the longer where "
-     "S/P, dP/dS and dQ have tensor-memory columns of their own (hd64, hd128); fitted to the "
-     "record's fit FA4 bf16 backward figures at hd128 from s8192"},
+     "share of the shorter stream FA4's own backward on Blackwell's 2-CTA pair hides behind the "
+     "longer where S/P, dP/dS and dV, dK have tensor-memory columns of their own (up to hd128); "
+     "fitted to the record's fit FA4 bf16 backward figures at hd128 from s8192"},
     {"kFa4DqChainLinkSeconds", kFa4DqChainLinkSeconds, "fitted",
      name_of(Reported::fa4_dq_chain_link_s),
      "seconds per link of FA4's deterministic dQ semaphore chain (one link per key block of a "
@@ -415,6 +431,10 @@ const Constant kConstants[] = {
     {"kSpilledDqAddMinQueryHeads", kSpilledDqAddMinQueryHeads, "derived", "",
      "query heads (batch x heads) from which cuDNN's fp8 causal backward's dQ adds spill on "
      "Hopper; timed on the lab's H200: 64 and 128 heads spill, 32 do not"},
+    {"kLaunchClockTimeConstantSeconds", kLaunchClockTimeConstantSeconds, "derived", "",
+     "seconds over which a launch's SM clock falls from the peak toward the GPU's sustained "
+     "share (a power cap); read off the SM clocks of cuDNN's launches of 3-157 ms on the lab's "
+     "H200"},
     {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
      name_of(Reported::launch_overhead_s),
      "host launch to kernel start, per launch; the harness measures it"},

@@ -147,8 +147,10 @@ inline constexpr double kBlackwellStreamNormExponent = 10;
 //   the record's fit bf16 forward figures on B300 and GB300 at hd 128 and 192/128 (42; median
 //   signed error -0.05% at 0.882, +0.05% at 0.883), with FA4's figures from July 2026 taking
 //   their row max from the tensor-memory load (Options::row_max_on_load; 0.895 before, section
-//   2aj).
-inline constexpr double kBlackwellUltraForwardTensorShare = 0.883;
+//   2aj). Refitted when launches start at the boost clock and settle at the boards' sustained
+//   clocks (section 2ar; GB300's 0.91 against GB200's 0.86 takes part of the Ultra gap): 58
+//   figures with the May runs, -0.1% at 0.862, +0.0% at 0.863, +0.1% at 0.864.
+inline constexpr double kBlackwellUltraForwardTensorShare = 0.863;
 
 // Backward: FA2's backward keeps five GEMMs and the elementwise work in the same warps (no
 // overlap), and its warps each ldmatrix-read the shared operands they need, so each operand
@@ -381,14 +383,17 @@ inline constexpr double kFa4SingleTileCtaCycles = 6000;
 // at 2000); without it FA4's forward under gpt-oss's 128-key window (two key blocks a CTA) runs
 // 17-28% slower than modeled.
 inline constexpr double kFa4ForwardSingleTileCtaCycles = 1500;
-// Where FA4's backward gives S/P, dP/dS and dQ tensor-memory columns of their own (hd64, hd128;
-// not the hd192/128 map above, nor the split hd256 kernels), its softmax warps compute one step's
-// P and dS while the MMA warp runs the other GEMMs: this share of the shorter stream hides behind
-// the longer (cuDNN's kernels, as the model takes them, hide none: kOverlapPersistentBackward).
-// Fitted to the record's 28 fit-role FA4 bf16 backward figures at hd128 from s8192 (GB200, GB300;
-// plain and deterministic), in steps of 0.1 where their median signed error crosses zero (-0.7%
-// at 0.4, +1.4% at 0.5); without it they run 8-17% faster than modeled.
-inline constexpr double kFa4BackwardSeparateColumnsOverlap = 0.4;
+// Where FA4's backward on the 2-CTA pair keeps S/P, dP/dS and dV, dK in tensor-memory columns of
+// their own up to hd128 (not the hd192/128 map above, nor the split hd256 kernels; on one CTA its
+// dQ takes dP's columns, flash_bwd_sm100.py's tmem_dQ_offset, so that kernel hides none), its
+// softmax warps compute one step's P and dS while the MMA warp runs the other GEMMs: this share of
+// the shorter stream hides behind the longer (cuDNN's kernels, as the model takes them, hide none:
+// kOverlapPersistentBackward). Fitted to the record's fit-role FA4 bf16 backward figures at hd128
+// from s8192 (GB200, GB300; plain and deterministic), in steps of 0.1 where their median signed
+// error crosses zero: 28 figures, -0.7% at 0.4, +1.4% at 0.5; refitted when launches settled at
+// the boards' sustained clocks (section 2ar), 52 figures with the May runs: -1.1% at 0.6, +0.7%
+// at 0.7. Without it they run 8-17% faster than modeled.
+inline constexpr double kFa4BackwardSeparateColumnsOverlap = 0.7;
 
 // Deterministic backward (FA4 and cuDNN): dQ of a query block is summed over the key blocks in a
 // fixed order, each key block's CTA waiting for the one before; the chain costs each CTA this
@@ -459,8 +464,21 @@ inline constexpr double kFa4BackwardL2SectionBytes = 50.0 * 1024 * 1024;
 // 750-880, which the hd192/128 and hd256 figures pull down. It replaced a constant share of the
 // plain throughput (0.925, section 2l), which left cuDNN's deterministic hd64 under the 128-key
 // window 22-29% too fast and its plain backward above hd128 up to 29% (lib/model/NOTES.md, section
-// 2af).
-inline constexpr double kCudnnDeterministicStepCycles = 500;
+// 2af). Refitted when launches settled at the boards' sustained clocks and the ordered dQ adds got
+// their own step below (section 2ar), on the 53 fit figures it alone prices (above hd128: the
+// plain backward on Blackwell, the deterministic one there and on H200): +1.1% at 300, -0.9% at
+// 400, -2.5% at 500.
+inline constexpr double kCudnnDeterministicStepCycles = 400;
+// cuDNN's deterministic backward up to hd128 pays this many cycles per tile step beyond the pinned
+// configuration's (kCudnnDeterministicStepCycles): its dQ adds in a fixed order. Above hd128 the
+// record's pairs of deterministic and plain figures show none (0.94-1.07, the plain graph running
+// the same configuration there); at hd128 they run 0.79-0.93 (median 0.87) and under gpt-oss's
+// 128-key window at hd64 0.75-0.79, where the pinned step alone gave 0.91-0.94 and 0.90-0.91.
+// Fitted, as FA4's reduce wait, on the deterministic-over-plain throughput of the record's 24
+// fit-role pairs at hd64 and hd128 (GB200, GB300, B300), so that the plain kernel's own error stays
+// out of the fit, in steps of 50 cycles where the model's ratio over the published one crosses
+// one: +1.3% at 300, +0.2% at 350, -0.9% at 400 (lib/model/NOTES.md, section 2ar).
+inline constexpr double kCudnnDeterministicDqOrderStepCycles = 350;
 
 // A non-persistent launch of unequal CTAs (causal) ends, on average, half a mean CTA after the
 // fluid bound (list scheduling).
@@ -531,6 +549,17 @@ inline constexpr double kLayoutCopyBandwidthShare = 0.30;
 // heads' key blocks in turn, 64 heads leave about two of a head's blocks in flight at once and 32
 // about four, whose adds to one dQ block would come close enough together to hit).
 inline constexpr double kSpilledDqAddMinQueryHeads = 64;
+// A launch's SM clock falls from the peak toward the GPU's sustained share
+// (hw::Spec::sustained_clock_share) as f(t) = f_s + (f_peak - f_s) e^(-t / tau) under the board's
+// power cap; a launch whose cycles take T at the peak clock takes the t that solves
+// f_s t + (1 - f_s) tau (1 - e^(-t / tau)) = T. Measured on the lent H200 (cuDNN 9.19's
+// Llama-3.1 layer through PyTorch SDPA, launches of 3 to 157 ms with nvidia-smi's SM clock beside
+// them: 1980 MHz to 9 ms, 1903-1940 at 18 ms, 1803-1833 at 38 ms, 1728-1753 at 77 ms, 1703 at
+// 157 ms, 1690 sustained over 2 s; data/measurements/kernels/2026-11-29-h200-cudnn-launch-clock.txt,
+// lib/model/NOTES.md sections 2ag and 2ar): seconds, read off that table. The Blackwell boards'
+// sustained shares are fitted to the record (models/*.json); the H200 model keeps 1, as NVIDIA's
+// own H200 run in the record holds its rate to 51 ms launches where the lent board's does not.
+inline constexpr double kLaunchClockTimeConstantSeconds = 0.017;
 // Host-side launch to kernel start, per kernel launch. Assumption (typical CUDA launch latency
 // on an idle stream, a few microseconds); the harness measures it.
 inline constexpr double kLaunchOverheadSeconds = 4e-6;
@@ -555,6 +584,7 @@ inline constexpr double kFrameworkCallSeconds = 15e-6;
 enum class Reported {
   gemm_efficiency,                 // the model file's measured GEMM share of the peak
   copy_efficiency,                 // the model file's measured copy share of HBM bandwidth
+  sustained_clock_share,           // the model file's sustained clock share of long launches
   launch_overhead_s,               // kLaunchOverheadSeconds
   naive_streaming_share,           // kNaiveStreamingShare
   naive_row_latency_s,             // kNaiveRowLatencySeconds
@@ -569,6 +599,7 @@ enum class Reported {
   blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
   deterministic_wait_tiles,        // kDeterministicWaitTiles
   cudnn_deterministic_step_cycles,  // kCudnnDeterministicStepCycles
+  cudnn_deterministic_dq_order_step_cycles,  // kCudnnDeterministicDqOrderStepCycles
   fa4_deterministic_reduce_wait_cycles,  // kFa4DeterministicReduceWaitCycles x head dim / 128
   fa2_backward_rereads,            // kFa2BackwardWarpGridRereads
   fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare

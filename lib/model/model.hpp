@@ -84,10 +84,10 @@ struct Options {
   // (flash_fwd_sm100.py's SingleTileLPTScheduler: interface.py makes the forward persistent only
   // without a mask) and its dedicated hd256 forward (`is_persistent = False`). Each CTA pays
   // factors.hpp's kFa4SingleTileCtaCycles (backward) or kFa4ForwardSingleTileCtaCycles (forward)
-  // beside the persistent cost. In the backward, where S/P, dP/dS and dQ have tensor-memory
-  // columns of their own (neither shared_tmem_columns_backward nor split_dq_backward) its softmax
-  // hides kFa4BackwardSeparateColumnsOverlap behind the GEMMs; deterministic, its dQ semaphores
-  // chain the key blocks of a head (kFa4DqChainLinkSeconds).
+  // beside the persistent cost. In the 2-CTA backward, where S/P, dP/dS and dV, dK have
+  // tensor-memory columns of their own (two_cta, neither shared_tmem_columns_backward nor
+  // split_dq_backward) its softmax hides kFa4BackwardSeparateColumnsOverlap behind the GEMMs;
+  // deterministic, its dQ semaphores chain the key blocks of a head (kFa4DqChainLinkSeconds).
   bool single_tile_grid = false;
   // A kernel whose CTAs take their work tiles in a fixed order instead of longest first (cuDNN's
   // forward on Hopper, measured on the lent H200; FA4's hd256 forward on Blackwell, whose grid

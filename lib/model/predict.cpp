@@ -99,12 +99,16 @@ Factor measured_share(const hw::Spec& gpu, factors::Reported factor, double valu
   return f;
 }
 
-// The factors every prediction reports: the GPU's measured shares and the launch overhead.
+// The factors every prediction reports: the GPU's measured shares (its sustained clock where its
+// model has one) and the launch overhead.
 void add_common_factors(const hw::Spec& gpu, Prediction& p) {
   p.factors.push_back(measured_share(gpu, factors::Reported::gemm_efficiency, gpu.gemm_efficiency,
                                      "/gemm_efficiency"));
   p.factors.push_back(measured_share(gpu, factors::Reported::copy_efficiency, gpu.copy_efficiency,
                                      "/copy_efficiency"));
+  if (gpu.sustained_clock_share < 1)  // a board whose launches settle below the boost clock
+    p.factors.push_back(measured_share(gpu, factors::Reported::sustained_clock_share,
+                                       gpu.sustained_clock_share, "/sustained_clock_share"));
   p.factors.push_back(
       factors::reported(factors::Reported::launch_overhead_s, factors::kLaunchOverheadSeconds));
 }
@@ -390,6 +394,27 @@ Schedule split_backward_schedule(const hw::Spec& gpu, const AttnShape& s, const 
 
 // The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
 // `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
+// The time a launch whose cycles take peak_s at the peak clock takes on a GPU whose model gives a
+// sustained clock share: the clock starts at the boost clock and falls toward that share of it
+// (factors.hpp, kLaunchClockTimeConstantSeconds), so with a = boost / peak and b = share x a the
+// launch takes the t that solves b t + (a - b) tau (1 - e^(-t / tau)) = peak_s. The left side is
+// concave and rises with t, so Newton's steps from below (the whole launch at the boost clock, t =
+// peak_s / a) climb to the root without passing it.
+double seconds_under_power_cap(const hw::Spec& gpu, double peak_s) {
+  if (gpu.sustained_clock_share >= 1 || peak_s <= 0) return peak_s;
+  const double tau = factors::kLaunchClockTimeConstantSeconds;
+  const double boost = gpu.boost_clock_mhz / gpu.peak_clock_mhz;
+  const double sustained = gpu.sustained_clock_share * boost;
+  double t = peak_s / boost;
+  for (int step = 0; step < 50; ++step) {
+    const double decay = std::exp(-t / tau);
+    const double gap = peak_s - (sustained * t + (boost - sustained) * tau * (1 - decay));
+    t += gap / (sustained + (boost - sustained) * decay);
+    if (gap <= 1e-12 * peak_s) break;
+  }
+  return t;
+}
+
 void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
                     double cta_overhead_cycles) {
   const bool persistent = is_persistent(p.algorithm);
@@ -425,6 +450,14 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     compute_s *= 1 + factors::kCudnnDeterministicStepCycles / p.tile_time_cycles;
     p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_step_cycles,
                                           factors::kCudnnDeterministicStepCycles));
+    if (o.deterministic && s.headdim <= 128) {
+      // Its dQ adds in a fixed order cost more steps up to hd128 (factors.hpp,
+      // kCudnnDeterministicDqOrderStepCycles).
+      compute_s *= 1 + factors::kCudnnDeterministicDqOrderStepCycles / p.tile_time_cycles;
+      p.factors.push_back(
+          factors::reported(factors::Reported::cudnn_deterministic_dq_order_step_cycles,
+                            factors::kCudnnDeterministicDqOrderStepCycles));
+    }
   }
   if (o.deterministic && o.single_tile_grid && s.headdim < 192) {
     // FA4's deterministic reduce waits for each query block's dQ adds before releasing it
@@ -473,6 +506,7 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
                                           factors::kSpilledDqAddBandKeys));
   }
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_s * gpu.sms * gpu.peak_clock_mhz * 1e6 / p.tiles;
+  compute_s = seconds_under_power_cap(gpu, compute_s);
   p.main_kernel_s = std::max(compute_s, hbm_s);
   p.time_s = p.main_kernel_s + side_s + launches * factors::kLaunchOverheadSeconds;
   // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
@@ -611,7 +645,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   const TileCycles& c = p.tile_cycles;
   const bool hopper = is_hopper(gpu);
   // (check_options keeps the single-tile grid to FA4's backward on Blackwell.)
-  const bool fa4_separate_columns = o.single_tile_grid && o.pass == Pass::bwd &&
+  const bool fa4_separate_columns = o.single_tile_grid && o.pass == Pass::bwd && o.two_cta &&
                                     !o.shared_tmem_columns_backward && !o.split_dq_backward;
   const double hidden = fa4_separate_columns ? factors::kFa4BackwardSeparateColumnsOverlap
                                              : overlap(gpu, o.algorithm, o.pass);

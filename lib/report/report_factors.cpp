@@ -106,8 +106,9 @@ std::string constants_table() {
 std::string efficiencies(const std::vector<hw::Spec>& gpus) {
   std::string out;
   for (const auto& g : gpus)
-    out += fmt::format("{}`{}` {} / {}", out.empty() ? "" : ", ", g.id, compact(g.gemm_efficiency),
-                       compact(g.copy_efficiency));
+    out += fmt::format("{}`{}` {} / {} / {}", out.empty() ? "" : ", ", g.id,
+                       compact(g.gemm_efficiency), compact(g.copy_efficiency),
+                       compact(g.sustained_clock_share));
   return out;
 }
 
@@ -134,8 +135,8 @@ std::string factors_section(const std::vector<hw::Spec>& gpus,
   out += reported_table(gpus, notes);
   if (!notes.empty()) out += "Predictions the model refused:\n\n" + notes + "\n";
   out +=
-      "`gemm_efficiency` / `copy_efficiency` come from each hardware model (1 where no "
-      "measurement exists): " +
+      "`gemm_efficiency` / `copy_efficiency` / `sustained_clock_share` come from each hardware "
+      "model (1 where no measurement or fit exists): " +
       efficiencies(gpus) + ".\n\n";
   out += md::details("Every constant of `lib/model/factors.hpp`", constants_table());
   out += md::details(

@@ -158,6 +158,17 @@ TEST_F(LoaderErrors, MeasuredEfficienciesAreOptionalFractions) {
   EXPECT_EQ(error_of(b200), "b200.json: /gemm_efficiency: expected a number in (0, 1]");
 }
 
+// A board's sustained clock share is optional too: without it the model keeps the peak clock.
+TEST_F(LoaderErrors, SustainedClockShareIsAnOptionalFraction) {
+  b200.erase("sustained_clock_share");
+  const Result<Spec> spec = load_spec(temp.write_json("b200.json", b200));
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->sustained_clock_share, 1.0);
+  EXPECT_TRUE(source_of(*spec, "/sustained_clock_share").starts_with("not fitted"));
+  b200["sustained_clock_share"] = {{"value", 0}, {"source", "fitted: none"}};
+  EXPECT_EQ(error_of(b200), "b200.json: /sustained_clock_share: expected a number in (0, 1]");
+}
+
 TEST_F(LoaderErrors, ArchitectureIsAKnownFamily) {
   ordered_json broken = b200;
   broken["architecture"] = "volta";

@@ -18,6 +18,14 @@ inline const hw::Spec& gpu(std::string_view id) {
   return **found;
 }
 
+// The same model with its launches at the peak clock however long they run: for tests of a rule's
+// arithmetic, which the sustained clock would bend (hw::Spec::sustained_clock_share).
+inline hw::Spec at_peak_clock(std::string_view id) {
+  hw::Spec spec = gpu(id);
+  spec.sustained_clock_share = 1;
+  return spec;
+}
+
 inline AttnShape square(std::int64_t batch, std::int64_t heads, std::int64_t seqlen,
                         std::int64_t headdim, bool causal = false, Dtype dtype = Dtype::bf16) {
   AttnShape s;

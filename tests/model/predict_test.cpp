@@ -13,14 +13,19 @@
 namespace fa4::model {
 namespace {
 
+using testing::at_peak_clock;
 using testing::gpu;
 using testing::square;
 
-Prediction run(std::string_view id, Algorithm a, const AttnShape& s, Options o = {}) {
+Prediction run(const hw::Spec& spec, Algorithm a, const AttnShape& s, Options o = {}) {
   o.algorithm = a;
-  auto p = predict(gpu(id), s, o);
+  auto p = predict(spec, s, o);
   if (!p) throw std::runtime_error(p.error().message);
   return *p;
+}
+
+Prediction run(std::string_view id, Algorithm a, const AttnShape& s, Options o = {}) {
+  return run(gpu(id), a, s, o);
 }
 
 // Why the model refuses `a` with options `o` on the shape, or nothing where it predicts.
@@ -308,10 +313,11 @@ TEST(Predict, BlackwellBackwardRunsItsSideLaunchesAfterTheMainKernel) {
 }
 
 // FA4's own backward on Blackwell (Options::single_tile_grid) launches one CTA per key block:
-// each pays kFa4SingleTileCtaCycles more, and where its tensor-memory columns are its own
-// (hd64, hd128) kFa4BackwardSeparateColumnsOverlap of the shorter stream hides; at hd192/128
-// (shared columns) and in the split hd256 kernels none does. Its forward's single-tile CTAs pay
-// kFa4ForwardSingleTileCtaCycles and hide nothing more. Not a Hopper option.
+// each pays kFa4SingleTileCtaCycles more, and on the 2-CTA pair up to hd128
+// kFa4BackwardSeparateColumnsOverlap of the shorter stream hides; on one CTA (whose dQ shares
+// dP's tensor-memory columns), at hd192/128 (shared columns) and in the split hd256 kernels none
+// does. Its forward's single-tile CTAs pay kFa4ForwardSingleTileCtaCycles and hide nothing more.
+// The CTA costs are checked at the peak clock. Not a Hopper option.
 TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   Options plain;
   plain.pass = Pass::bwd;
@@ -325,11 +331,20 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
   EXPECT_NEAR(p.tile_time_cycles,
               longer + (1 - factors::kFa4BackwardSeparateColumnsOverlap) * shorter, 1e-6);
   EXPECT_LT(p.time_s, run("gb200", Algorithm::fa4, s, plain).time_s);
+  Options one_cta = own;
+  one_cta.two_cta = false;
+  const Prediction single = run("gb200", Algorithm::fa4, s, one_cta);
+  EXPECT_NEAR(single.tile_time_cycles,
+              std::max(single.tensor_stream_cycles, single.softmax_stream_cycles) +
+                  std::min(single.tensor_stream_cycles, single.softmax_stream_cycles),
+              1e-6);
+  EXPECT_GT(single.time_s, p.time_s);
 
+  const hw::Spec gb200 = at_peak_clock("gb200");
   AttnShape hd256 = square(1, 32, 8192, 256);
   own.split_dq_backward = plain.split_dq_backward = true;
-  const Prediction split_own = run("gb200", Algorithm::fa4, hd256, own);
-  const Prediction split_plain = run("gb200", Algorithm::fa4, hd256, plain);
+  const Prediction split_own = run(gb200, Algorithm::fa4, hd256, own);
+  const Prediction split_plain = run(gb200, Algorithm::fa4, hd256, plain);
   EXPECT_DOUBLE_EQ(split_own.tile_time_cycles, split_plain.tile_time_cycles);
   // Two kernels of equal CTAs (no mask) run in whole waves, each CTA longer by the cost: the
   // dK/dV kernel's one per kSplitBackwardDkDvCtaKeys keys and kv head, the dQ kernel's one per
@@ -350,8 +365,8 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
 
   Options forward;
   forward.single_tile_grid = true;
-  const Prediction fwd_own = run("gb200", Algorithm::fa4, s, forward);
-  const Prediction fwd_plain = run("gb200", Algorithm::fa4, s);
+  const Prediction fwd_own = run(gb200, Algorithm::fa4, s, forward);
+  const Prediction fwd_plain = run(gb200, Algorithm::fa4, s);
   EXPECT_DOUBLE_EQ(fwd_own.tile_time_cycles, fwd_plain.tile_time_cycles);
   const double fwd_per_sm = fwd_own.ctas / (fwd_own.waves * gpu("gb200").sms);
   EXPECT_NEAR((fwd_own.main_kernel_s - fwd_plain.main_kernel_s) * gpu("gb200").peak_clock_mhz * 1e6,
@@ -515,13 +530,14 @@ TEST(Predict, Fa4DeterministicDqChainBoundsItsWindowedBackward) {
   o.deterministic = o.single_tile_grid = true;
   AttnShape s = square(2, 128, 32768, 64, true);
   s.window = 128;
-  const Prediction s32k = run("gb200", Algorithm::fa4, s, o);
+  const hw::Spec gb200 = at_peak_clock("gb200");  // the chain's seconds, not a clock's
+  const Prediction s32k = run(gb200, Algorithm::fa4, s, o);
   EXPECT_NEAR(s32k.main_kernel_s, s32k.ctas * factors::kFa4DqChainLinkSeconds / 2, 1e-12);
   s.seqlen_q = s.seqlen_k = 16384;
-  const Prediction s16k = run("gb200", Algorithm::fa4, s, o);
+  const Prediction s16k = run(gb200, Algorithm::fa4, s, o);
   EXPECT_NEAR(s16k.main_kernel_s, s16k.ctas * factors::kFa4DqChainLinkSeconds / 4, 1e-12);
   EXPECT_NEAR(s32k.tflops / s16k.tflops, 0.5, 0.02);
-  const Prediction causal = run("gb200", Algorithm::fa4, square(2, 128, 32768, 64, true), o);
+  const Prediction causal = run(gb200, Algorithm::fa4, square(2, 128, 32768, 64, true), o);
   EXPECT_GT(causal.main_kernel_s, 2 * causal.ctas * factors::kFa4DqChainLinkSeconds / 2);
 }
 
@@ -555,6 +571,37 @@ TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
   plain.deterministic = false;
   EXPECT_GT(short_causal.main_kernel_s,
             run("gb200", Algorithm::fa4, square(2, 128, 512, 64, true), plain).main_kernel_s);
+}
+
+// A Blackwell board's launch starts at its boost clock and settles at its sustained share of it
+// (hw::Spec::sustained_clock_share, factors.hpp kLaunchClockTimeConstantSeconds): a launch of tens
+// of microseconds runs at the boost clock, one of half a second near the sustained clock, and in
+// between the clock's integral over the launch does the cycles the peak clock does in its time. A
+// model without the share (H200) keeps the peak clock.
+TEST(Predict, LongLaunchesSettleAtTheSustainedClock) {
+  const hw::Spec& gb200 = gpu("gb200");
+  ASSERT_LT(gb200.sustained_clock_share, 1);
+  const hw::Spec peak = at_peak_clock("gb200");
+  const auto times = [&](const AttnShape& s) {
+    return std::pair{run(gb200, Algorithm::fa4, s).main_kernel_s,
+                     run(peak, Algorithm::fa4, s).main_kernel_s};
+  };
+  const double boost = gb200.boost_clock_mhz / gb200.peak_clock_mhz;
+  const double sustained = gb200.sustained_clock_share * boost;
+  const auto [short_s, short_peak_s] = times(square(1, 16, 2048, 128));
+  ASSERT_LT(short_peak_s, 1e-4);
+  EXPECT_NEAR(short_s / short_peak_s, 1 / boost, 0.002);
+  const auto [long_s, long_peak_s] = times(square(8, 64, 65536, 128));
+  ASSERT_GT(long_peak_s, 0.5);
+  EXPECT_NEAR(long_s / long_peak_s, 1 / sustained, 0.01);
+  const auto [t, peak_s] = times(square(2, 32, 16384, 128));
+  const double tau = factors::kLaunchClockTimeConstantSeconds;
+  EXPECT_NEAR(sustained * t + (boost - sustained) * tau * (1 - std::exp(-t / tau)), peak_s,
+              1e-9 * peak_s);
+  EXPECT_GT(t, peak_s / boost);
+  const AttnShape s = square(2, 32, 16384, 128);
+  EXPECT_EQ(run("h200", Algorithm::fa4, s).main_kernel_s,
+            run(at_peak_clock("h200"), Algorithm::fa4, s).main_kernel_s);
 }
 
 // FA4's deterministic backward below hd192 waits for each query block's dQ reduce-adds before it

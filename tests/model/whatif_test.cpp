@@ -10,6 +10,7 @@
 namespace fa4::model {
 namespace {
 
+using testing::at_peak_clock;
 using testing::gpu;
 using testing::square;
 
@@ -58,8 +59,9 @@ TEST(Whatif, B200WithDoubledMufuLandsNearB300) {
   for (int i = 0; i < 2; ++i) {
     const std::int64_t d = i == 0 ? 64 : 128;
     const AttnShape shape = square(32768 / 8192, 2048 / d, 8192, d);
-    const auto what_if = predict(scaled_spec(gpu("b200"), {&mufu2, 1}), shape, o);
-    const auto b300 = predict(gpu("b300"), shape, o);
+    // At the peak clock: the unit rates compared, not the boards' sustained clocks.
+    const auto what_if = predict(scaled_spec(at_peak_clock("b200"), {&mufu2, 1}), shape, o);
+    const auto b300 = predict(at_peak_clock("b300"), shape, o);
     ASSERT_TRUE(what_if.ok() && b300.ok());
     ratio[i] = b300->tflops / what_if->tflops;
   }

@@ -190,8 +190,8 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
 }
 
 // cuDNN's bf16 deterministic backward is its plain main kernel, GQA group reduction included, plus
-// kCudnnDeterministicStepCycles a tile step, beside the plain launches (preprocessing, dQ
-// conversion, group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on
+// kCudnnDeterministicStepCycles a tile step (and up to hd128 kCudnnDeterministicDqOrderStepCycles),
+// beside the plain launches (preprocessing, dQ conversion, group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on
 // Blackwell (routed to its deterministic kernel) keeps that rule too.
 TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep) {
   PublishedFigure f = figure("gb200", "cudnn-deterministic", Pass::bwd);
@@ -204,12 +204,15 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep)
   const auto plain = modeled_as(f, gpu("gb200")).options;
   ASSERT_TRUE(plain);
   EXPECT_FALSE(plain->cudnn_deterministic_steps);
-  const auto p_det = model::predict(gpu("gb200"), f.shape, *det);
-  const auto p_plain = model::predict(gpu("gb200"), f.shape, *plain);
+  hw::Spec gb200 = gpu("gb200");
+  gb200.sustained_clock_share = 1;  // the steps' arithmetic, not the clock's
+  const auto p_det = model::predict(gb200, f.shape, *det);
+  const auto p_plain = model::predict(gb200, f.shape, *plain);
   ASSERT_TRUE(p_det && p_plain);
   EXPECT_EQ(p_det->tile_time_cycles, p_plain->tile_time_cycles);
-  const double per_step =
-      1 + model::factors::kCudnnDeterministicStepCycles / p_plain->tile_time_cycles;
+  const double tile = p_plain->tile_time_cycles;
+  const double per_step = (1 + model::factors::kCudnnDeterministicStepCycles / tile) *
+                          (1 + model::factors::kCudnnDeterministicDqOrderStepCycles / tile);
   EXPECT_NEAR(p_det->main_kernel_s / (p_plain->main_kernel_s * per_step), 1, 1e-12);
   EXPECT_NEAR(p_det->time_s - p_det->main_kernel_s, p_plain->time_s - p_plain->main_kernel_s,
               1e-12);
