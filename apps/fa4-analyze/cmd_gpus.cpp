@@ -55,11 +55,12 @@ std::string format_value(hw::Unit unit, double value) {
   return "?";
 }
 
-// A figure the model file leaves out (a measured efficiency) is "not measured", not its default.
+// A figure the model file leaves out (a measured efficiency, a fitted clock share) shows why, the
+// words before its absent source's colon ("not measured", "not fitted"), not its default.
 std::string format_figure(const hw::Figure& figure, const hw::Spec& gpu) {
-  if (!figure.source_when_absent.empty() &&
-      hw::source_of(gpu, figure.pointer) == figure.source_when_absent)
-    return "not measured";
+  const std::string_view absent = figure.source_when_absent;
+  if (!absent.empty() && hw::source_of(gpu, figure.pointer) == absent)
+    return std::string(absent.substr(0, absent.find(':')));
   return format_value(figure.unit, figure.get(gpu));
 }
 

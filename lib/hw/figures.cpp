@@ -59,7 +59,7 @@ constexpr std::array kFigures = {
     gpu_figure<&Spec::copy_efficiency>("/copy_efficiency", "measured copy / HBM", fraction,
                                        Unit::fraction, kNotMeasured),
     gpu_figure<&Spec::sustained_clock_share>("/sustained_clock_share",
-                                             "sustained clock / peak, long launches", fraction,
+                                             "sustained clock / boost, long launches", fraction,
                                              Unit::fraction, kClockNotFitted),
     sm_figure<&PerSm::mma_flop_per_clk_bf16>("/per_sm/mma_flop_per_clk_bf16",
                                              "MMA bf16 FLOP/clk/SM", positive),

@@ -51,9 +51,10 @@ struct Spec {
   // over the dense peak, and a device-to-device copy (bytes read + written) over HBM bandwidth.
   double gemm_efficiency = 1.0;
   double copy_efficiency = 1.0;
-  // The SM clock a long launch settles at under the board's power cap, as a share of the peak
-  // clock: a launch starts at the peak clock and decays toward this share (model/factors.hpp,
-  // kLaunchClockTimeConstantSeconds). 1: the peak clock however long the launch.
+  // The SM clock a long launch settles at under the board's power cap, as a share of the boost
+  // clock: a launch starts at the boost clock and decays toward this share of it
+  // (model/factors.hpp, kLaunchClockTimeConstantSeconds). 1: the model keeps the peak clock
+  // however long the launch.
   double sustained_clock_share = 1.0;
   // mma.sync's rate over wgmma's when measured on this GPU ('--ceilings measured'); 0: the
   // model's published default (model/factors.hpp, kMmaSyncShareHopper).

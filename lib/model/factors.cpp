@@ -57,8 +57,8 @@ constexpr ReportedText kReported[] = {
     {Reported::copy_efficiency, "copy_efficiency",
      "sustained share of HBM bandwidth (device copy / datasheet)", ""},
     {Reported::sustained_clock_share, "sustained_clock_share",
-     "SM clock a long launch settles at, as a share of the peak clock (the launch starts at the "
-     "peak and decays toward it with kLaunchClockTimeConstantSeconds)",
+     "SM clock a long launch settles at, as a share of the boost clock (the launch starts at the "
+     "boost clock and decays toward it with kLaunchClockTimeConstantSeconds)",
      ""},
     {Reported::launch_overhead_s, "launch_overhead_s",
      "launch to kernel start, per launch (assumption)", ""},
@@ -98,8 +98,8 @@ constexpr ReportedText kReported[] = {
      "hd128) pays beyond the plain kernel's tiles",
      kRecordCudnnDeterministicStepFit},
     {Reported::cudnn_deterministic_dq_order_step_cycles, "cudnn_deterministic_dq_order_step_cycles",
-     "cycles per tile step cuDNN's deterministic backward up to hd128 pays for its ordered dQ adds, "
-     "beyond the pinned configuration's",
+     "cycles per tile step cuDNN's deterministic backward up to hd128 pays for its ordered dQ "
+     "adds, beyond the pinned configuration's",
      kRecordCudnnDeterministicPairsFit},
     {Reported::fa4_deterministic_reduce_wait_cycles, "fa4_deterministic_reduce_wait_cycles",
      "cycles per tile step FA4's deterministic backward below hd192 waits for its dQ reduce-adds "
@@ -166,8 +166,8 @@ constexpr ReportedText kReported[] = {
      "persistent) pays beside the persistent kernels' cost per work tile",
      kRecordFa4MaskedForwardFit},
     {Reported::fa4_backward_overlap, "fa4_backward_overlap",
-     "share of the smaller of the tensor and softmax streams FA4's backward on the 2-CTA pair hides "
-     "where S/P, dP/dS and dV, dK have tensor-memory columns of their own (up to hd128)",
+     "share of the smaller of the tensor and softmax streams FA4's backward on the 2-CTA pair "
+     "hides where S/P, dP/dS and dV, dK have tensor-memory columns of their own (up to hd128)",
      kRecordFa4Hd128BackwardFit},
     {Reported::fa4_dq_chain_link_s, "fa4_dq_chain_link_s",
      "seconds per link of FA4's deterministic dQ semaphore chain (one link per key block and "

@@ -549,10 +549,10 @@ inline constexpr double kLayoutCopyBandwidthShare = 0.30;
 // heads' key blocks in turn, 64 heads leave about two of a head's blocks in flight at once and 32
 // about four, whose adds to one dQ block would come close enough together to hit).
 inline constexpr double kSpilledDqAddMinQueryHeads = 64;
-// A launch's SM clock falls from the peak toward the GPU's sustained share
-// (hw::Spec::sustained_clock_share) as f(t) = f_s + (f_peak - f_s) e^(-t / tau) under the board's
-// power cap; a launch whose cycles take T at the peak clock takes the t that solves
-// f_s t + (1 - f_s) tau (1 - e^(-t / tau)) = T. Measured on the lent H200 (cuDNN 9.19's
+// A launch's SM clock falls from the boost clock f_b toward the GPU's sustained share of it, f_s
+// (hw::Spec::sustained_clock_share), as f(t) = f_s + (f_b - f_s) e^(-t / tau) under the board's
+// power cap; a launch whose cycles take T at the peak clock f_p takes the t that solves
+// (f_s t + (f_b - f_s) tau (1 - e^(-t / tau))) / f_p = T. Measured on the lent H200 (cuDNN 9.19's
 // Llama-3.1 layer through PyTorch SDPA, launches of 3 to 157 ms with nvidia-smi's SM clock beside
 // them: 1980 MHz to 9 ms, 1903-1940 at 18 ms, 1803-1833 at 38 ms, 1728-1753 at 77 ms, 1703 at
 // 157 ms, 1690 sustained over 2 s; data/measurements/kernels/2026-11-29-h200-cudnn-launch-clock.txt,

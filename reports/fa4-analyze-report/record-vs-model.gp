@@ -31,8 +31,8 @@ set ylabel 'model TFLOP/s'
 unset logscale x
 unset logscale y
 set xtics autofreq
-set xrange [651.5:4197.54]
-set yrange [651.5:4197.54]
+set xrange [696:4210.11]
+set yrange [696:4210.11]
 plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
@@ -62,8 +62,8 @@ set ylabel 'model TFLOP/s'
 set logscale x 10
 set logscale y 10
 set xtics autofreq
-set xrange [7.2:4682.68]
-set yrange [7.2:4682.68]
+set xrange [7.2:4582.04]
+set yrange [7.2:4582.04]
 plot 'record-vs-model.dat' index 17 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 18 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 19 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \

@@ -141,6 +141,15 @@ TEST_F(Cli, GpusListsEveryModel) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* id : {"a100-sxm", "h100-sxm", "h200", "b200", "gb200", "b300", "gb300"})
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  // A figure a model file leaves out says why: measured shares "not measured", the sustained clock
+  // "not fitted" (Hopper keeps the peak clock).
+  const auto row = [&](std::string_view label) {
+    const auto at = r.out.find(label);
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  EXPECT_NE(row("measured copy / HBM").find("not measured"), std::string::npos) << r.out;
+  EXPECT_NE(row("sustained clock / boost").find("not fitted"), std::string::npos) << r.out;
+  EXPECT_NE(row("sustained clock / boost").find("0.86"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, PublishedListsTheRecordWithThePredictionBesideEachFigure) {

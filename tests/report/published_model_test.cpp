@@ -191,8 +191,9 @@ TEST(PublishedModel, SuffixesNameDeterministicAndOneCtaBackwards) {
 
 // cuDNN's bf16 deterministic backward is its plain main kernel, GQA group reduction included, plus
 // kCudnnDeterministicStepCycles a tile step (and up to hd128 kCudnnDeterministicDqOrderStepCycles),
-// beside the plain launches (preprocessing, dQ conversion, group reduction); FA4's waits on the dQ chain instead, and cuDNN's fp8 backward on
-// Blackwell (routed to its deterministic kernel) keeps that rule too.
+// beside the plain launches (preprocessing, dQ conversion, group reduction); FA4's waits on the dQ
+// chain instead, and cuDNN's fp8 backward on Blackwell (routed to its deterministic kernel) keeps
+// that rule too.
 TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep) {
   PublishedFigure f = figure("gb200", "cudnn-deterministic", Pass::bwd);
   f.shape = AttnShape{.batch = 2, .heads_q = 64, .heads_kv = 8, .seqlen_q = 8192,
