@@ -28,6 +28,13 @@ Prediction run(std::string_view id, Algorithm a, const AttnShape& s, Options o =
   return run(gpu(id), a, s, o);
 }
 
+// The value a prediction reports for a factor, or -1 where it reports none.
+double reported_value(const Prediction& p, factors::Reported factor) {
+  for (const auto& f : p.factors)
+    if (f.name == factors::text_of(factor).name) return f.value;
+  return -1;
+}
+
 // Why the model refuses `a` with options `o` on the shape, or nothing where it predicts.
 std::string refusal(std::string_view id, Algorithm a, const AttnShape& s, Options o) {
   o.algorithm = a;
@@ -550,10 +557,7 @@ TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
   o.pass = Pass::bwd;
   o.deterministic = o.single_tile_grid = true;
   const auto wait_tiles = [](const Prediction& p) {
-    for (const auto& f : p.factors)
-      if (f.name == factors::text_of(factors::Reported::deterministic_wait_tiles).name)
-        return f.value;
-    return -1.0;
+    return reported_value(p, factors::Reported::deterministic_wait_tiles);
   };
   AttnShape s = square(2, 128, 2048, 64, true);
   s.window = 128;
@@ -613,10 +617,7 @@ TEST(Predict, Fa4DeterministicReduceWaitIsATimePerStepBelowHd192) {
   o.pass = Pass::bwd;
   o.deterministic = o.single_tile_grid = true;
   const auto step = [](const Prediction& p) {
-    for (const auto& f : p.factors)
-      if (f.name == factors::text_of(factors::Reported::fa4_deterministic_reduce_wait_cycles).name)
-        return f.value;
-    return -1.0;
+    return reported_value(p, factors::Reported::fa4_deterministic_reduce_wait_cycles);
   };
   const AttnShape s = square(1, 40, 32768, 128);
   const Prediction hd128 = run("gb200", Algorithm::fa4, s, o);
