@@ -432,8 +432,8 @@ const Constant kConstants[] = {
      "query heads (batch x heads) from which cuDNN's fp8 causal backward's dQ adds spill on "
      "Hopper; timed on the lab's H200: 64 and 128 heads spill, 32 do not"},
     {"kLaunchClockTimeConstantSeconds", kLaunchClockTimeConstantSeconds, "derived", "",
-     "seconds over which a launch's SM clock falls from the peak toward the GPU's sustained "
-     "share (a power cap); read off the SM clocks of cuDNN's launches of 3-157 ms on the lab's "
+     "seconds over which a launch's SM clock falls from the boost clock toward the GPU's "
+     "sustained share of it (a power cap); read off the SM clocks of cuDNN's launches of 3-157 ms on the lab's "
      "H200"},
     {"kLaunchOverheadSeconds", kLaunchOverheadSeconds, "assumption",
      name_of(Reported::launch_overhead_s),

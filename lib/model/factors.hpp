@@ -555,8 +555,9 @@ inline constexpr double kSpilledDqAddMinQueryHeads = 64;
 // (f_s t + (f_b - f_s) tau (1 - e^(-t / tau))) / f_p = T. Measured on the lent H200 (cuDNN 9.19's
 // Llama-3.1 layer through PyTorch SDPA, launches of 3 to 157 ms with nvidia-smi's SM clock beside
 // them: 1980 MHz to 9 ms, 1903-1940 at 18 ms, 1803-1833 at 38 ms, 1728-1753 at 77 ms, 1703 at
-// 157 ms, 1690 sustained over 2 s; data/measurements/kernels/2026-11-29-h200-cudnn-launch-clock.txt,
-// lib/model/NOTES.md sections 2ag and 2ar): seconds, read off that table. The Blackwell boards'
+// 157 ms, 1690 sustained over 2 s;
+// data/measurements/kernels/2026-11-29-h200-cudnn-launch-clock.txt, lib/model/NOTES.md sections
+// 2ag and 2ar): seconds, read off that table. The Blackwell boards'
 // sustained shares are fitted to the record (models/*.json); the H200 model keeps 1, as NVIDIA's
 // own H200 run in the record holds its rate to 51 ms launches where the lent board's does not.
 inline constexpr double kLaunchClockTimeConstantSeconds = 0.017;

@@ -99,16 +99,12 @@ Factor measured_share(const hw::Spec& gpu, factors::Reported factor, double valu
   return f;
 }
 
-// The factors every prediction reports: the GPU's measured shares (its sustained clock where its
-// model has one) and the launch overhead.
+// The factors every prediction reports: the GPU's measured shares and the launch overhead.
 void add_common_factors(const hw::Spec& gpu, Prediction& p) {
   p.factors.push_back(measured_share(gpu, factors::Reported::gemm_efficiency, gpu.gemm_efficiency,
                                      "/gemm_efficiency"));
   p.factors.push_back(measured_share(gpu, factors::Reported::copy_efficiency, gpu.copy_efficiency,
                                      "/copy_efficiency"));
-  if (gpu.sustained_clock_share < 1)  // a board whose launches settle below the boost clock
-    p.factors.push_back(measured_share(gpu, factors::Reported::sustained_clock_share,
-                                       gpu.sustained_clock_share, "/sustained_clock_share"));
   p.factors.push_back(
       factors::reported(factors::Reported::launch_overhead_s, factors::kLaunchOverheadSeconds));
 }
@@ -392,14 +388,13 @@ Schedule split_backward_schedule(const hw::Spec& gpu, const AttnShape& s, const 
           .waves = keys.waves + queries.waves};
 }
 
-// The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
-// `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
-// The time a launch whose cycles take peak_s at the peak clock takes on a GPU whose model gives a
-// sustained clock share: the clock starts at the boost clock and falls toward that share of it
+// The time SM cycles that take peak_s at the peak clock take on a GPU whose model gives a sustained
+// clock share below 1: the clock starts at the boost clock and falls toward that share of it
 // (factors.hpp, kLaunchClockTimeConstantSeconds), so with a = boost / peak and b = share x a the
 // launch takes the t that solves b t + (a - b) tau (1 - e^(-t / tau)) = peak_s. The left side is
 // concave and rises with t, so Newton's steps from below (the whole launch at the boost clock, t =
-// peak_s / a) climb to the root without passing it.
+// peak_s / a) climb to the root without passing it. A share of 1, where a model file gives none,
+// keeps the peak clock.
 double seconds_under_power_cap(const hw::Spec& gpu, double peak_s) {
   if (gpu.sustained_clock_share >= 1 || peak_s <= 0) return peak_s;
   const double tau = factors::kLaunchClockTimeConstantSeconds;
@@ -407,14 +402,16 @@ double seconds_under_power_cap(const hw::Spec& gpu, double peak_s) {
   const double sustained = gpu.sustained_clock_share * boost;
   double t = peak_s / boost;
   for (int step = 0; step < 50; ++step) {
-    const double decay = std::exp(-t / tau);
-    const double gap = peak_s - (sustained * t + (boost - sustained) * tau * (1 - decay));
-    t += gap / (sustained + (boost - sustained) * decay);
+    const double settled = -std::expm1(-t / tau);  // 1 - e^(-t / tau), exact for short launches
+    const double gap = peak_s - (sustained * t + (boost - sustained) * tau * settled);
+    t += gap / (sustained + (boost - sustained) * (1 - settled));
     if (gap <= 1e-12 * peak_s) break;
   }
   return t;
 }
 
+// The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
+// `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
 void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
                     double cta_overhead_cycles) {
   const bool persistent = is_persistent(p.algorithm);
@@ -443,17 +440,19 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   p.ctas = plan.ctas;
   p.tiles = plan.tiles;
   p.waves = plan.waves;
-  double cycles_total = plan.makespan_cycles;
-  if (persistent) cycles_total += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu);
-  double compute_s = cycles_total / (gpu.peak_clock_mhz * 1e6);
+  // The SMs' cycles at the peak clock with each step's fixed costs, then the launch's clock; the
+  // persistent kernels' per-CTA bytes and FA4's dQ chain are HBM and semaphore time, which the SM
+  // clock does not stretch.
+  const double clock_hz = gpu.peak_clock_mhz * 1e6;
+  double cycles_s = plan.makespan_cycles / clock_hz;
   if (o.cudnn_deterministic_steps) {
-    compute_s *= 1 + factors::kCudnnDeterministicStepCycles / p.tile_time_cycles;
+    cycles_s *= 1 + factors::kCudnnDeterministicStepCycles / p.tile_time_cycles;
     p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_step_cycles,
                                           factors::kCudnnDeterministicStepCycles));
     if (o.deterministic && s.headdim <= 128) {
       // Its dQ adds in a fixed order cost more steps up to hd128 (factors.hpp,
       // kCudnnDeterministicDqOrderStepCycles).
-      compute_s *= 1 + factors::kCudnnDeterministicDqOrderStepCycles / p.tile_time_cycles;
+      cycles_s *= 1 + factors::kCudnnDeterministicDqOrderStepCycles / p.tile_time_cycles;
       p.factors.push_back(
           factors::reported(factors::Reported::cudnn_deterministic_dq_order_step_cycles,
                             factors::kCudnnDeterministicDqOrderStepCycles));
@@ -463,10 +462,15 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     // FA4's deterministic reduce waits for each query block's dQ adds before releasing it
     // (factors.hpp, kFa4DeterministicReduceWaitCycles): a time per step, the block's bytes.
     const double step = factors::kFa4DeterministicReduceWaitCycles * s.headdim / 128.0;
-    compute_s *= 1 + step / p.tile_time_cycles;
+    cycles_s *= 1 + step / p.tile_time_cycles;
     p.factors.push_back(
         factors::reported(factors::Reported::fa4_deterministic_reduce_wait_cycles, step));
   }
+  double compute_s = seconds_under_power_cap(gpu, cycles_s);
+  if (gpu.sustained_clock_share < 1)
+    p.factors.push_back(measured_share(gpu, factors::Reported::sustained_clock_share,
+                                       gpu.sustained_clock_share, "/sustained_clock_share"));
+  if (persistent) compute_s += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu) / clock_hz;
   if (o.deterministic && o.single_tile_grid) {
     compute_s = std::max(compute_s, fa4_dq_chain_seconds(s, p));
     p.factors.push_back(
@@ -506,7 +510,6 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
                                           factors::kSpilledDqAddBandKeys));
   }
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_s * gpu.sms * gpu.peak_clock_mhz * 1e6 / p.tiles;
-  compute_s = seconds_under_power_cap(gpu, compute_s);
   p.main_kernel_s = std::max(compute_s, hbm_s);
   p.time_s = p.main_kernel_s + side_s + launches * factors::kLaunchOverheadSeconds;
   // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise

@@ -580,15 +580,16 @@ TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
 // A Blackwell board's launch starts at its boost clock and settles at its sustained share of it
 // (hw::Spec::sustained_clock_share, factors.hpp kLaunchClockTimeConstantSeconds): a launch of tens
 // of microseconds runs at the boost clock, one of half a second near the sustained clock, and in
-// between the clock's integral over the launch does the cycles the peak clock does in its time. A
-// model without the share (H200) keeps the peak clock.
+// between the clock's integral over the launch does the cycles the peak clock does in its time
+// (fa2: a grid of plain CTAs, all its time SM cycles). A model without the share (H200) keeps the
+// peak clock.
 TEST(Predict, LongLaunchesSettleAtTheSustainedClock) {
   const hw::Spec& gb200 = gpu("gb200");
   ASSERT_LT(gb200.sustained_clock_share, 1);
   const hw::Spec peak = at_peak_clock("gb200");
   const auto times = [&](const AttnShape& s) {
-    return std::pair{run(gb200, Algorithm::fa4, s).main_kernel_s,
-                     run(peak, Algorithm::fa4, s).main_kernel_s};
+    return std::pair{run(gb200, Algorithm::fa2, s).main_kernel_s,
+                     run(peak, Algorithm::fa2, s).main_kernel_s};
   };
   const double boost = gb200.boost_clock_mhz / gb200.peak_clock_mhz;
   const double sustained = gb200.sustained_clock_share * boost;
@@ -603,15 +604,20 @@ TEST(Predict, LongLaunchesSettleAtTheSustainedClock) {
   EXPECT_NEAR(sustained * t + (boost - sustained) * tau * (1 - std::exp(-t / tau)), peak_s,
               1e-9 * peak_s);
   EXPECT_GT(t, peak_s / boost);
+  // Without a share (H200) the boost clock plays no part: every launch keeps the peak clock.
+  hw::Spec h200 = gpu("h200");
+  ASSERT_EQ(h200.sustained_clock_share, 1);
   const AttnShape s = square(2, 32, 16384, 128);
-  EXPECT_EQ(run("h200", Algorithm::fa4, s).main_kernel_s,
-            run(at_peak_clock("h200"), Algorithm::fa4, s).main_kernel_s);
+  const double h200_s = run(h200, Algorithm::fa4, s).main_kernel_s;
+  h200.boost_clock_mhz *= 2;
+  EXPECT_EQ(run(h200, Algorithm::fa4, s).main_kernel_s, h200_s);
 }
 
 // FA4's deterministic backward below hd192 waits for each query block's dQ reduce-adds before it
 // releases the block: a time per tile step, scaled by the head dim (the block's bytes). At hd192
 // the plain kernel waits so too, and no step is added. Where the chain's wait is a small share of
-// a CTA (256 query blocks a key block), the step sets the deterministic-over-plain time.
+// a CTA (256 query blocks a key block), the step sets the deterministic-over-plain time (at the
+// peak clock, which the two launches would otherwise settle from differently).
 TEST(Predict, Fa4DeterministicReduceWaitIsATimePerStepBelowHd192) {
   Options o;
   o.pass = Pass::bwd;
@@ -619,8 +625,9 @@ TEST(Predict, Fa4DeterministicReduceWaitIsATimePerStepBelowHd192) {
   const auto step = [](const Prediction& p) {
     return reported_value(p, factors::Reported::fa4_deterministic_reduce_wait_cycles);
   };
+  const hw::Spec gb200 = at_peak_clock("gb200");
   const AttnShape s = square(1, 40, 32768, 128);
-  const Prediction hd128 = run("gb200", Algorithm::fa4, s, o);
+  const Prediction hd128 = run(gb200, Algorithm::fa4, s, o);
   EXPECT_DOUBLE_EQ(step(hd128), factors::kFa4DeterministicReduceWaitCycles);
   EXPECT_DOUBLE_EQ(step(run("gb200", Algorithm::fa4, square(1, 40, 32768, 64), o)),
                    factors::kFa4DeterministicReduceWaitCycles / 2);
@@ -630,7 +637,7 @@ TEST(Predict, Fa4DeterministicReduceWaitIsATimePerStepBelowHd192) {
 
   Options plain = o;
   plain.deterministic = false;
-  const double ratio = hd128.main_kernel_s / run("gb200", Algorithm::fa4, s, plain).main_kernel_s;
+  const double ratio = hd128.main_kernel_s / run(gb200, Algorithm::fa4, s, plain).main_kernel_s;
   const double per_step = 1 + factors::kFa4DeterministicReduceWaitCycles / hd128.tile_time_cycles;
   EXPECT_GT(ratio, per_step);
   EXPECT_LT(ratio, per_step * 1.02);

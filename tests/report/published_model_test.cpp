@@ -214,7 +214,9 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep)
   const double tile = p_plain->tile_time_cycles;
   const double per_step = (1 + model::factors::kCudnnDeterministicStepCycles / tile) *
                           (1 + model::factors::kCudnnDeterministicDqOrderStepCycles / tile);
-  EXPECT_NEAR(p_det->main_kernel_s / (p_plain->main_kernel_s * per_step), 1, 1e-12);
+  // The persistent kernel's per-CTA bytes (HBM time, a small share) take no steps.
+  EXPECT_NEAR(p_det->main_kernel_s / (p_plain->main_kernel_s * per_step), 1, 1e-3);
+  EXPECT_LT(p_det->main_kernel_s, p_plain->main_kernel_s * per_step);
   EXPECT_NEAR(p_det->time_s - p_det->main_kernel_s, p_plain->time_s - p_plain->main_kernel_s,
               1e-12);
   EXPECT_GT(p_det->time_s - p_det->main_kernel_s, 0);  // the launches beside it
