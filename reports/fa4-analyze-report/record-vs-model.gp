@@ -31,8 +31,8 @@ set ylabel 'model TFLOP/s'
 unset logscale x
 unset logscale y
 set xtics autofreq
-set xrange [696:4210.11]
-set yrange [696:4210.11]
+set xrange [696:4210.12]
+set yrange [696:4210.12]
 plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 7 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 8 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
