@@ -39,7 +39,7 @@ plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' ti
      'record-vs-model.dat' index 9 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
      'record-vs-model.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
 
-set title 'gb200 (414 held out, 276 fit, 26 outside the bounds)'
+set title 'gb200 (444 held out, 296 fit, 26 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
@@ -55,7 +55,7 @@ plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' t
      'record-vs-model.dat' index 15 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
      'record-vs-model.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
-set title 'gb300 (385 held out, 256 fit, 95 outside the bounds)'
+set title 'gb300 (415 held out, 276 fit, 95 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
