@@ -150,10 +150,12 @@ constexpr std::string_view kTorchFlash = "sdpa-flash";
 // was slow by 17-23% (medians per head dim and GPU; up to 31%), while its bf16 forward where the
 // softmax stream binds (hd64: GB300 9.19.1 under a 1024-key window, flash-attention PR 2605) runs
 // as without it: in the same 9.19.1 run the fp8 hd64 figures move from -14..-6% to -5..+3% with
-// it and the bf16 ones from +3..+11% to +14..+22%. A cuDNN figure without a recorded release is
-// modeled without.
+// it and the bf16 ones from +3..+11% to +14..+22%. Release 9.18.1 on GB300, loaded later
+// (section 2as), runs its fp8 forward at 0.89-0.95 of 9.19.1's, between the two: its 4 fit-role
+// figures sit at +5.5..+7.5% with the row max and -9.5..-15.1% without, so from 9.18.1. A cuDNN
+// figure without a recorded release is modeled without.
 constexpr std::string_view kFa4RowMaxOnLoadSince = "2026-07-11";
-constexpr int kCudnnFp8RowMaxOnLoadMinVersion = 91900;
+constexpr int kCudnnFp8RowMaxOnLoadMinVersion = 91800;
 
 // The cuDNN backend version the figure's source records ("cudnn_backend_version 92600" in its
 // software line), or 0.

@@ -302,7 +302,7 @@ TEST(PublishedModel, CudnnFp8BackwardAtHd192RunsOnTheTwoCtaPairFromRelease922) {
 
 // On Blackwell Ultra the row max comes from the tensor-memory load for FA4's forward from
 // flash-attention PR 2696 (2026-07-11) and for cuDNN's fp8 forward of a recorded release from
-// 9.19; FA4 before, cuDNN's bf16 forward or an unnamed release, the backward and other GPUs not.
+// 9.18.1; FA4 before, cuDNN's bf16 forward or an unnamed release, the backward and other GPUs not.
 TEST(PublishedModel, UltraForwardsTakeTheirRowMaxFromTheLoadWhereTheRecordShowsIt) {
   PublishedFigure f = figure("gb300", "fa4", Pass::fwd);
   f.shape.headdim = f.shape.headdim_v = 128;
@@ -318,7 +318,9 @@ TEST(PublishedModel, UltraForwardsTakeTheirRowMaxFromTheLoadWhereTheRecordShowsI
   f.provenance->software = "cuDNN 9.19.1 (cudnn_backend_version 91901), cudnn-frontend 1.19.0";
   EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, true);
   EXPECT_EQ(modeled_as(f, gpu("b300")).options->row_max_on_load, true);
-  f.provenance->software = "cuDNN 9.18.9 (cudnn_backend_version 91899)";
+  f.provenance->software = "cuDNN 9.18.1 (cudnn_backend_version 91801)";
+  EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, true);
+  f.provenance->software = "cuDNN 9.17.9 (cudnn_backend_version 91799)";
   EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
   f.provenance->software = "the cuDNN version is not in the part of the thread read";
   EXPECT_EQ(modeled_as(f, gpu("gb300")).options->row_max_on_load, false);
