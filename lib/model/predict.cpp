@@ -445,27 +445,25 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   // clock does not stretch.
   const double clock_hz = gpu.peak_clock_mhz * 1e6;
   double cycles_s = plan.makespan_cycles / clock_hz;
+  // A fixed time per tile step beyond the plain kernel's tiles, reported as its factor.
+  const auto pay_per_step = [&](factors::Reported factor, double step_cycles) {
+    cycles_s *= 1 + step_cycles / p.tile_time_cycles;
+    p.factors.push_back(factors::reported(factor, step_cycles));
+  };
   if (o.cudnn_deterministic_steps) {
-    cycles_s *= 1 + factors::kCudnnDeterministicStepCycles / p.tile_time_cycles;
-    p.factors.push_back(factors::reported(factors::Reported::cudnn_deterministic_step_cycles,
-                                          factors::kCudnnDeterministicStepCycles));
-    if (o.deterministic && s.headdim <= 128) {
-      // Its dQ adds in a fixed order cost more steps up to hd128 (factors.hpp,
-      // kCudnnDeterministicDqOrderStepCycles).
-      cycles_s *= 1 + factors::kCudnnDeterministicDqOrderStepCycles / p.tile_time_cycles;
-      p.factors.push_back(
-          factors::reported(factors::Reported::cudnn_deterministic_dq_order_step_cycles,
-                            factors::kCudnnDeterministicDqOrderStepCycles));
-    }
+    pay_per_step(factors::Reported::cudnn_deterministic_step_cycles,
+                 factors::kCudnnDeterministicStepCycles);
+    // Its dQ adds in a fixed order cost more steps up to hd128 (factors.hpp,
+    // kCudnnDeterministicDqOrderStepCycles).
+    if (o.deterministic && s.headdim <= 128)
+      pay_per_step(factors::Reported::cudnn_deterministic_dq_order_step_cycles,
+                   factors::kCudnnDeterministicDqOrderStepCycles);
   }
-  if (o.deterministic && o.single_tile_grid && s.headdim < 192) {
-    // FA4's deterministic reduce waits for each query block's dQ adds before releasing it
-    // (factors.hpp, kFa4DeterministicReduceWaitCycles): a time per step, the block's bytes.
-    const double step = factors::kFa4DeterministicReduceWaitCycles * s.headdim / 128.0;
-    cycles_s *= 1 + step / p.tile_time_cycles;
-    p.factors.push_back(
-        factors::reported(factors::Reported::fa4_deterministic_reduce_wait_cycles, step));
-  }
+  // FA4's deterministic reduce waits for each query block's dQ adds before releasing it
+  // (factors.hpp, kFa4DeterministicReduceWaitCycles): a time per step, the block's bytes.
+  if (o.deterministic && o.single_tile_grid && s.headdim < 192)
+    pay_per_step(factors::Reported::fa4_deterministic_reduce_wait_cycles,
+                 factors::kFa4DeterministicReduceWaitCycles * s.headdim / 128.0);
   double compute_s = seconds_under_power_cap(gpu, cycles_s);
   if (gpu.sustained_clock_share < 1)
     p.factors.push_back(measured_share(gpu, factors::Reported::sustained_clock_share,
