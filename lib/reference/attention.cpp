@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
+#include <thread>
 
 #include "reference/exp2_emulation.hpp"
 #include "reference/half_float.hpp"
@@ -100,20 +100,57 @@ RowResult online_softmax_row(const AttnInputs& in, RowId id, int block_n, bool r
   return result;
 }
 
+// A counter-based draw: entry i of stream `stream` is a function of (seed, stream, i) alone, so
+// chunks of a tensor fill in parallel and a decode cache of billions of entries takes seconds.
+// splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014)
+// hashes the counter; Box-Muller turns its two 32-bit halves into one normal value.
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+float normal_entry(std::uint64_t seed, std::uint64_t stream, std::uint64_t index, float stddev) {
+  const std::uint64_t bits = splitmix64(splitmix64(seed ^ (stream << 56)) + index);
+  constexpr double kTwoTo32 = 4294967296.0;
+  const double u1 = (double(bits >> 32) + 1.0) / (kTwoTo32 + 1.0);  // (0, 1): log(u1) finite
+  const double u2 = double(bits & 0xffffffffull) / kTwoTo32;
+  constexpr double kTwoPi = 6.283185307179586;
+  return float(std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2) * double(stddev));
+}
+
+// `count` entries of stream `stream`, rounded to `dtype`, filled by the machine's threads.
+std::vector<float> normal_tensor(std::int64_t count, std::uint64_t seed, std::uint64_t stream,
+                                 float stddev, Dtype dtype) {
+  std::vector<float> values(static_cast<std::size_t>(count));
+  constexpr std::int64_t kSerialBelow = std::int64_t{1} << 20;
+  const std::int64_t threads =
+      count < kSerialBelow ? 1 : std::max<std::int64_t>(1, std::thread::hardware_concurrency());
+  const std::int64_t chunk = (count + threads - 1) / threads;
+  const auto fill = [&](std::int64_t begin) {
+    const std::int64_t end = std::min(count, begin + chunk);
+    for (std::int64_t i = begin; i < end; ++i)
+      values[std::size_t(i)] = round_to(normal_entry(seed, stream, std::uint64_t(i), stddev), dtype);
+  };
+  std::vector<std::thread> workers;
+  for (std::int64_t begin = chunk; begin < count; begin += chunk) workers.emplace_back(fill, begin);
+  fill(0);
+  for (std::thread& worker : workers) worker.join();
+  return values;
+}
+
 }  // namespace
 
 AttnInputs random_inputs(const AttnShape& shape, std::uint64_t seed, float stddev) {
   AttnInputs in;
   in.shape = shape;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, stddev);
-  auto fill = [&](std::vector<float>& values, std::int64_t count) {
-    values.resize(std::size_t(count));
-    for (float& x : values) x = round_to(normal(rng), shape.dtype);
-  };
-  fill(in.q, shape.batch * shape.heads_q * shape.seqlen_q * shape.headdim);
-  fill(in.k, shape.batch * shape.heads_kv * shape.seqlen_k * shape.headdim);
-  fill(in.v, shape.batch * shape.heads_kv * shape.seqlen_k * shape.headdim_v);
+  in.q = normal_tensor(shape.batch * shape.heads_q * shape.seqlen_q * shape.headdim, seed, 0,
+                       stddev, shape.dtype);
+  in.k = normal_tensor(shape.batch * shape.heads_kv * shape.seqlen_k * shape.headdim, seed, 1,
+                       stddev, shape.dtype);
+  in.v = normal_tensor(shape.batch * shape.heads_kv * shape.seqlen_k * shape.headdim_v, seed, 2,
+                       stddev, shape.dtype);
   return in;
 }
 

@@ -223,5 +223,28 @@ TEST(ReferenceEdgeCases, VisibleKeysAreBottomRightAligned) {
   EXPECT_EQ(visible_keys(s, 0), 3);
 }
 
+// The inputs are a function of the seed alone (the parallel fill draws each entry from its index),
+// Normal(0, stddev) in every tensor, and the three tensors are distinct draws.
+TEST(RandomInputs, AreReproducibleNormalAndDistinctPerTensor) {
+  // 2^21 K entries: past the size from which the fill runs on several threads.
+  const AttnShape s = make_shape(1, 2, 64, 8192, 128, 128, false, Dtype::bf16);
+  const std::uint64_t seed = fresh_seed();
+  const AttnInputs a = random_inputs(s, seed, 2.0f);
+  const AttnInputs b = random_inputs(s, seed, 2.0f);
+  EXPECT_EQ(a.k, b.k);
+  EXPECT_EQ(a.q, b.q);
+  EXPECT_NE(random_inputs(s, seed + 1, 2.0f).k, a.k);
+  double sum = 0, squares = 0;
+  for (float x : a.k) {
+    sum += x;
+    squares += double(x) * x;
+  }
+  const double n = double(a.k.size());
+  EXPECT_NEAR(sum / n, 0.0, 0.01);
+  EXPECT_NEAR(std::sqrt(squares / n), 2.0, 0.02);
+  EXPECT_NE(std::vector<float>(a.k.begin(), a.k.begin() + 1000),
+            std::vector<float>(a.v.begin(), a.v.begin() + 1000));
+}
+
 }  // namespace
 }  // namespace fa4::reference
