@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # One device-machine call for the decode kernels (lib/kernels/decode): build fa4-analyze and the
 # kernel tests with ptxas reports, summarise the SASS of decode.cu (HGMMA, local memory), run the
-# decode GPU tests, then measure the HBM ceilings and `bench --peers` the kernels in
-# DECODE_KERNELS (fa3_decode,fa3_decode_nosplit) over DECODE_SWEEP (data/sweeps/decode.json),
-# recording into $OUT/decode.db, and print each measurement's KV-read bandwidth. Run from the
-# repository root: bash .devdeps/setup.sh && bash scripts/gpu-decode.sh
-# DECODE_STEPS picks steps (build,test,bench: all by default).
+# decode GPU tests, then time the peers (below) and measure the HBM ceilings and `bench` the kernels in DECODE_KERNELS
+# (fa3_decode) over DECODE_SWEEP (data/sweeps/decode.json) and time the peers in DECODE_PEERS
+# (sdpa_cudnn,sdpa_flash: the dense decode peers) on the same shapes with
+# scripts/peers/torch_peers.py, all recorded into $OUT/decode.db, and print each measurement's
+# KV-read bandwidth. Run from the repository root:
+#   bash .devdeps/setup.sh && bash scripts/gpu-decode.sh
+# DECODE_STEPS picks steps (build,test,bench,peers: all by default).
 set -uo pipefail
 OUT=${OUT:-/tmp/decode-out}
 mkdir -p "$OUT"
 build=${FA4_BUILD_DIR:-build-gpu}
-steps=${DECODE_STEPS:-build,test,bench}
+steps=${DECODE_STEPS:-build,test,bench,peers}
 sweep=${DECODE_SWEEP:-data/sweeps/decode.json}
-kernels=${DECODE_KERNELS:-fa3_decode,fa3_decode_nosplit}
+kernels=${DECODE_KERNELS:-fa3_decode}
+peers=${DECODE_PEERS:-sdpa_cudnn,sdpa_flash}
 tool=$build/apps/fa4-analyze/fa4-analyze
 has() { [[ ",$steps," == *",$1,"* ]]; }
 
@@ -37,11 +40,20 @@ if has test; then
   [ "$rc" -eq 0 ] || exit 1
 fi
 
+if has peers; then
+  timeout -k 10 "${DECODE_PEERS_TIMEOUT:-200}" python3 scripts/peers/torch_peers.py --pass fwd \
+    --sweep "$sweep" --peers "$peers" --max-seconds-per-shape 3 --out "$OUT/peers.jsonl" \
+    >"$OUT/peers.log" 2>&1
+  echo "peers rc=$?"; tail -3 "$OUT/peers.log"
+  "$tool" --db "$OUT/decode.db" import "$OUT/peers.jsonl" 2>&1 | tail -2
+fi
 if has bench; then
   "$tool" --db "$OUT/decode.db" ceilings --unit hbm_copy 2>&1 | tail -3
-  timeout -k 10 "${DECODE_BENCH_TIMEOUT:-420}" "$tool" --db "$OUT/decode.db" bench \
-    --kernel "$kernels" --sweep "$sweep" ${DECODE_PEERS:---peers} >"$OUT/bench.log" 2>&1
-  echo "bench rc=$?"; tail -5 "$OUT/bench.log"
+  timeout -k 10 "${DECODE_BENCH_TIMEOUT:-240}" "$tool" --db "$OUT/decode.db" bench \
+    --kernel "$kernels" --sweep "$sweep" >"$OUT/bench.log" 2>&1
+  echo "bench rc=$?"; tail -3 "$OUT/bench.log"
+fi
+if has bench || has peers; then
   # KV read bandwidth per measurement: K and V bytes once over the median time.
   "$tool" --db "$OUT/decode.db" query --format csv --limit 0 "
     SELECT kernel, source, status, batch, heads_q, seqlen_q, seqlen_k, causal,
@@ -50,5 +62,5 @@ if has bench; then
              AS kv_tbps
     FROM v_measurements ORDER BY heads_q, seqlen_q, batch, seqlen_k, kernel" \
     >"$OUT/bandwidth.csv" 2>"$OUT/query.err" || cat "$OUT/query.err"
-  column -s, -t <"$OUT/bandwidth.csv" | head -120
+  sed 's/,/\t/g' "$OUT/bandwidth.csv" | head -150
 fi

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "reference/exp2_emulation.hpp"
 #include "reference/half_float.hpp"
+#include "reference/parallel_chunks.hpp"
 
 namespace fa4::reference {
 namespace {
@@ -100,10 +100,11 @@ RowResult online_softmax_row(const AttnInputs& in, RowId id, int block_n, bool r
   return result;
 }
 
-// A counter-based draw: entry i of stream `stream` is a function of (seed, stream, i) alone, so
-// chunks of a tensor fill in parallel and a decode cache of billions of entries takes seconds.
-// splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014)
-// hashes the counter; Box-Muller turns its two 32-bit halves into one normal value.
+// A counter-based draw: entries 2i and 2i + 1 of stream `stream` are a function of (seed,
+// stream, i) alone, so chunks of a tensor fill in parallel and a decode cache of billions of
+// entries takes seconds. splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+// generators", 2014) hashes the counter; Box-Muller turns its two 32-bit halves into two normal
+// values (the cosine and the sine branch).
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -111,32 +112,23 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-float normal_entry(std::uint64_t seed, std::uint64_t stream, std::uint64_t index, float stddev) {
-  const std::uint64_t bits = splitmix64(splitmix64(seed ^ (stream << 56)) + index);
-  constexpr double kTwoTo32 = 4294967296.0;
-  const double u1 = (double(bits >> 32) + 1.0) / (kTwoTo32 + 1.0);  // (0, 1): log(u1) finite
-  const double u2 = double(bits & 0xffffffffull) / kTwoTo32;
-  constexpr double kTwoPi = 6.283185307179586;
-  return float(std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2) * double(stddev));
-}
-
-// `count` entries of stream `stream`, rounded to `dtype`, filled by the machine's threads.
+// `count` entries of stream `stream`, Normal(0, stddev) rounded to `dtype`.
 std::vector<float> normal_tensor(std::int64_t count, std::uint64_t seed, std::uint64_t stream,
                                  float stddev, Dtype dtype) {
   std::vector<float> values(static_cast<std::size_t>(count));
-  constexpr std::int64_t kSerialBelow = std::int64_t{1} << 20;
-  const std::int64_t threads =
-      count < kSerialBelow ? 1 : std::max<std::int64_t>(1, std::thread::hardware_concurrency());
-  const std::int64_t chunk = (count + threads - 1) / threads;
-  const auto fill = [&](std::int64_t begin) {
-    const std::int64_t end = std::min(count, begin + chunk);
-    for (std::int64_t i = begin; i < end; ++i)
-      values[std::size_t(i)] = round_to(normal_entry(seed, stream, std::uint64_t(i), stddev), dtype);
-  };
-  std::vector<std::thread> workers;
-  for (std::int64_t begin = chunk; begin < count; begin += chunk) workers.emplace_back(fill, begin);
-  fill(0);
-  for (std::thread& worker : workers) worker.join();
+  const std::uint64_t key = splitmix64(seed ^ (stream << 56));
+  for_each_chunk(count, [&](std::int64_t begin, std::int64_t end) {
+    constexpr float kTwoTo24 = 16777216.0f;
+    constexpr float kTwoPi = 6.2831853071795865f;
+    for (std::int64_t i = begin & ~std::int64_t{1}; i < end; i += 2) {
+      const std::uint64_t bits = splitmix64(key + std::uint64_t(i / 2));
+      const float u1 = (float(bits >> 40) + 1.0f) / (kTwoTo24 + 1.0f);  // (0, 1): log finite
+      const float u2 = float((bits >> 8) & 0xffffffu) / kTwoTo24;
+      const float radius = std::sqrt(-2.0f * std::log(u1)) * stddev;
+      if (i >= begin) values[std::size_t(i)] = round_to(radius * std::cos(kTwoPi * u2), dtype);
+      if (i + 1 < end) values[std::size_t(i + 1)] = round_to(radius * std::sin(kTwoPi * u2), dtype);
+    }
+  });
   return values;
 }
 

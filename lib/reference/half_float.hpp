@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/shape.hpp"
+#include "reference/parallel_chunks.hpp"
 
 namespace fa4::reference {
 
@@ -89,7 +90,10 @@ inline float round_to(float value, Dtype dtype) { return from_bits(to_bits(value
 
 inline std::vector<std::uint16_t> to_bits(std::span<const float> values, Dtype dtype) {
   std::vector<std::uint16_t> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_bits(values[i], dtype);
+  for_each_chunk(std::int64_t(values.size()), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i)
+      out[std::size_t(i)] = to_bits(values[std::size_t(i)], dtype);
+  });
   return out;
 }
 
