@@ -55,14 +55,18 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
   plan.algorithms = pick_kernels(o.kernels);
   for (const auto& p : o.passes) plan.passes.push_back(take(parse_pass(p)));
   std::set<AttnShape> seen;
-  std::size_t repeated = 0;  // a shape given again, in the same sweep or another
-  for (const auto& file : o.sweeps)
-    for (const AttnShape& shape : take(load_sweep(file)).shapes) {
+  std::size_t repeated = 0;            // a shape given again, in the same sweep or another
+  std::vector<std::string> roundings;  // the grids whose batch was rounded
+  for (const auto& file : o.sweeps) {
+    const Sweep sweep = take(load_sweep(file));
+    if (sweep.rounding_note) roundings.push_back(*sweep.rounding_note);
+    for (const AttnShape& shape : sweep.shapes) {
       if (seen.insert(shape).second)
         plan.shapes.push_back(shape);
       else
         ++repeated;
     }
+  }
 
   std::string devices;
   for (const hw::Spec& gpu : plan.gpus) devices += (devices.empty() ? "" : ",") + gpu.id;
@@ -83,6 +87,7 @@ void run_predict(const Context& ctx, const PredictOptions& o) {
         "{} modelled once: a shape is predicted once per command however often the "
         "sweeps give it\n",
         count_noun(repeated, "repeated shape"));
+  for (const std::string& note : roundings) fmt::print("note: {}\n", note);
   for (const std::string& pair : out.cannot_run) fmt::print("skipped {}\n", pair);
   if (out.refused)
     fmt::print("skipped {} the model refuses, e.g.: {}\n",

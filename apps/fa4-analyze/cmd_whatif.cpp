@@ -93,8 +93,7 @@ void run_whatif(const Context& ctx, const WhatifOptions& o) {
     throw UserError("whatif needs --scale UNIT=FACTOR (e.g. --scale mufu=2) or --sensitivity");
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec& gpu = *take(hw::find_spec(specs, o.gpu));
-  std::vector<model::UnitScale> scales;
-  for (const std::string& text : o.scales) scales.push_back(take(model::parse_unit_scale(text)));
+  const std::vector<model::UnitScale> scales = take(model::parse_unit_scales(o.scales));
   const hw::Spec changed = model::scaled_spec(gpu, scales);
   model::Options options;
   options.algorithm = take(model::parse_algorithm(o.kernel));

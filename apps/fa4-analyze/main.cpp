@@ -1,6 +1,8 @@
 // fa4-analyze: model, measure and report attention kernels. main is a short pipeline with one
 // error exit: any failure prints "error: ..." and returns 1 (a sweep stopped by SIGINT or
-// SIGTERM prints "interrupted: ..." and returns 130).
+// SIGTERM prints "interrupted: ..." and returns 130). Every message passes through printable()
+// there: one that quotes an argument or a file holding a newline or an escape sequence shows it
+// escaped, on one line, and leaves the terminal as it was.
 #include <charconv>
 #include <cstdlib>
 #include <exception>
@@ -8,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "context.hpp"
+#include "core/printable.hpp"
 #include "integer_option.hpp"
 #include "run_info.hpp"
 #include "user_error.hpp"
@@ -36,8 +39,10 @@ int main(int argc, char** argv) {
   const std::string busy = env_or("FA4_BUSY_TIMEOUT_MS", "30000");
   if (auto [end, ec] = std::from_chars(busy.data(), busy.data() + busy.size(), ctx.busy_timeout_ms);
       ec != std::errc() || end != busy.data() + busy.size() || ctx.busy_timeout_ms < 0) {
-    fmt::print(stderr, "error: FA4_BUSY_TIMEOUT_MS='{}' is not a number of milliseconds; set it "
-               "to e.g. 30000 or unset it\n", busy);
+    fmt::print(stderr,
+               "error: FA4_BUSY_TIMEOUT_MS='{}' is not a number of milliseconds; set it "
+               "to e.g. 30000 or unset it\n",
+               fa4::printable(busy));
     return 1;
   }
   app.add_option("--busy-timeout", ctx.busy_timeout_ms,
@@ -46,6 +51,7 @@ int main(int argc, char** argv) {
       ->check(kDecimalInteger)
       ->check(CLI::Range(0, 3600 * 1000));
   app.set_version_flag("--version", [] {
+    if (const auto note = revision_mismatch_note()) fmt::print(stderr, "{}\n", *note);
     return fmt::format("fa4-analyze {} (revision {})", FA4_VERSION, source_revision());
   });
   // The global options are accepted after the subcommand too: `query "SQL" --db x.db`.
@@ -66,20 +72,21 @@ int main(int argc, char** argv) {
       std::string names;
       for (const CLI::App* sub : app.get_subcommands({}))
         names += (names.empty() ? "" : ", ") + sub->get_name();
-      fmt::print(stderr, "error: unknown subcommand '{}': use one of {}\n", app.remaining().front(),
-                 names);
+      fmt::print(stderr, "error: unknown subcommand '{}': use one of {}\n",
+                 fa4::printable(app.remaining().front()), names);
       return 1;
     }
-    fmt::print(stderr, "error: {}; run '{} --help' for usage\n", e.what(), app.get_name());
+    fmt::print(stderr, "error: {}; run '{} --help' for usage\n", fa4::printable(e.what()),
+               app.get_name());
     return 1;
   } catch (const Interrupted& e) {
-    fmt::print(stderr, "interrupted: {}\n", e.what());
+    fmt::print(stderr, "interrupted: {}\n", fa4::printable(e.what()));
     return kInterruptedExitCode;
   } catch (const UserError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", fa4::printable(e.what()));
     return 1;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "error: internal: {}\n", e.what());
+    fmt::print(stderr, "error: internal: {}\n", fa4::printable(e.what()));
     return 1;
   }
   return 0;

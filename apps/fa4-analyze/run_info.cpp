@@ -6,21 +6,23 @@
 #include <cstdio>
 #include <memory>
 
-namespace fa4::app {
+#include "build_revision.hpp"
 
-std::string source_revision() {
+namespace fa4::app {
+namespace {
+
+std::optional<std::string> checkout_revision() {
   const std::string command =
       "git -C '" FA4_SOURCE_TREE "' describe --always --dirty 2>/dev/null";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return "unknown";
+  if (!pipe) return std::nullopt;
   std::array<char, 128> buffer{};
   std::string out;
   while (fgets(buffer.data(), int(buffer.size()), pipe.get())) out += buffer.data();
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
+  if (out.empty()) return std::nullopt;
+  return out;
 }
-
-namespace {
 
 std::string host_name() {
   std::array<char, 256> name{};
@@ -28,6 +30,16 @@ std::string host_name() {
 }
 
 }  // namespace
+
+std::string source_revision() { return FA4_BUILD_REVISION; }
+
+std::optional<std::string> revision_mismatch_note() {
+  const std::optional<std::string> checkout = checkout_revision();
+  if (!checkout || *checkout == source_revision()) return std::nullopt;
+  return "note: this binary was built from revision " + source_revision() + "; the checkout " +
+         FA4_SOURCE_TREE + " is now at " + *checkout +
+         ": rebuild to run (and record) that revision";
+}
 
 store::RunInfo current_run_info(store::RunKind kind, const Context& ctx, std::string device) {
   store::RunInfo info;

@@ -40,8 +40,8 @@ AttnShape ShapeOptions::shape() const {
   s.batch = batch_;
   s.heads_q = heads_;
   s.heads_kv = heads_kv_ ? heads_kv_ : heads_;
-  s.seqlen_q = seqlen_q_ ? seqlen_q_ : seqlen_;
-  s.seqlen_k = seqlen_k_ ? seqlen_k_ : seqlen_;
+  s.seqlen_q = side_seqlen(seqlen_q_, seqlen_);
+  s.seqlen_k = side_seqlen(seqlen_k_, seqlen_);
   s.headdim = headdim_;
   s.headdim_v = headdim_v_ ? headdim_v_ : headdim_;
   s.causal = causal_;

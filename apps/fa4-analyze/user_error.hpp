@@ -1,5 +1,7 @@
 // The one way a subcommand reports failure to main: a message that says what is wrong and how to
-// fix it. main prints it as "error: <message>" and exits with status 1.
+// fix it. main prints it as "error: <message>", any control character in it escaped (printable:
+// a quoted argument or file name cannot end the line or drive the terminal), and exits with
+// status 1.
 #pragma once
 
 #include <stdexcept>

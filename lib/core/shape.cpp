@@ -32,6 +32,8 @@ Result<Pass> parse_pass(std::string_view text) {
 
 int element_bytes(Dtype dtype) { return dtype == Dtype::fp8 ? 1 : 2; }
 
+std::int64_t side_seqlen(std::int64_t side, std::int64_t both) { return side != 0 ? side : both; }
+
 Status validate(const AttnShape& s) {
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;  // 2 TB of bf16: no GPU holds it
   const std::pair<const char*, std::int64_t> sizes[] = {

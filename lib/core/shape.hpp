@@ -38,6 +38,11 @@ struct AttnShape {
   friend auto operator<=>(const AttnShape&, const AttnShape&) = default;
 };
 
+// The one rule of the shape flags and the sweep files for the two sequence lengths: "seqlen"
+// gives both, "seqlen_q" and "seqlen_k" each override it for their side (--seqlen 1024
+// --seqlen-q 512 is 512 queries, 1024 keys). `side` and `both` are 0 when not given.
+std::int64_t side_seqlen(std::int64_t side, std::int64_t both);
+
 // Refuses impossible shapes with the reason: zero/negative sizes, heads_q not divisible by
 // heads_kv, absurd sizes (a single tensor over 2^40 elements), a negative window or one without
 // the causal mask.

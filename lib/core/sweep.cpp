@@ -1,17 +1,39 @@
 #include "core/sweep.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/json_keys.hpp"
+#include "core/printable.hpp"
+#include "core/read_file.hpp"
 
 namespace fa4 {
 namespace {
 
 using nlohmann::json;
+
+// A sweep of a million explicit shapes is about 100 MB of JSON; the shipped ones are a few KB.
+constexpr InputFileKind kSweepFile{"sweep file", std::uintmax_t{256} << 20,
+                                   "sweeps ship in data/sweeps/"};
+
+// A string field ("name", "description"): present or not, a string without control characters.
+Result<std::optional<std::string>> text_field(const json& doc, const std::string& key,
+                                              const std::string& origin) {
+  if (!doc.contains(key)) return std::optional<std::string>{};
+  const json& v = doc.at(key);
+  if (!v.is_string())
+    return Error{
+        fmt::format("{}: /{}: must be a string, got {}", origin, key, printable(v.dump()))};
+  const std::string& text = v.get_ref<const std::string&>();
+  if (auto at = find_control_character(text))
+    return Error{
+        fmt::format("{}: /{}: \"{}\" holds a control character at byte {}; write it on "
+                    "one line of printable text",
+                    origin, key, printable(text), *at)};
+  return std::optional<std::string>{text};
+}
 
 Result<std::int64_t> positive_int(const json& object, const std::string& key,
                                   const std::string& where) {
@@ -38,9 +60,31 @@ Result<Dtype> dtype_of(const json& object, const std::string& where) {
   return d;
 }
 
+// The grid's shapes, and what the rounding of their batch did when some seqlen does not divide
+// total_tokens (nothing when all do).
+struct ExpandedGrid {
+  std::vector<AttnShape> shapes;
+  std::optional<std::string> rounding_note;
+};
+
+// The note for the seqlens that do not divide total_tokens (batch rounded down, at least 1).
+std::optional<std::string> rounding_note(std::int64_t tokens, const std::vector<json>& seqlens,
+                                         const std::string& where) {
+  std::vector<std::int64_t> rounded;
+  for (const json& s : seqlens)
+    if (tokens % s.get<std::int64_t>() != 0) rounded.push_back(s.get<std::int64_t>());
+  if (rounded.empty()) return std::nullopt;
+  const std::int64_t first = rounded.front(), batch = std::max<std::int64_t>(1, tokens / first);
+  return fmt::format(
+      "{}: total_tokens = {} is not a multiple of {} of the {} seqlens: their batch is "
+      "total_tokens / seqlen rounded down, at least 1 (seqlen {}: batch {}, {} tokens); give a "
+      "total_tokens that every seqlen divides to model exactly that many tokens",
+      where, tokens, rounded.size(), seqlens.size(), first, batch, batch * first);
+}
+
 // {"total_tokens", "hidden", "headdims": [...], "seqlens": [...], "causal": [...], "dtype"}:
 // batch = total_tokens / seqlen, heads = hidden / headdim (the FA2/FA3/FA4 papers' setting).
-Result<std::vector<AttnShape>> expand_grid(const json& grid, const std::string& where) {
+Result<ExpandedGrid> expand_grid(const json& grid, const std::string& where) {
   if (!grid.is_object()) return Error{fmt::format("{}: expected an object", where)};
   if (auto ok = check_known_keys(
           grid, {"total_tokens", "hidden", "headdims", "seqlens", "causal", "dtype"}, where);
@@ -58,7 +102,7 @@ Result<std::vector<AttnShape>> expand_grid(const json& grid, const std::string& 
   if (!masks) return masks.error();
   auto dtype = dtype_of(grid, where);
   if (!dtype) return dtype.error();
-  std::vector<AttnShape> shapes;
+  ExpandedGrid out;
   for (std::size_t i = 0; i < dims->size(); ++i) {
     const json& d = (*dims)[i];
     if (!d.is_number_integer() || d.get<std::int64_t>() <= 0 || *hidden % d.get<std::int64_t>())
@@ -80,11 +124,33 @@ Result<std::vector<AttnShape>> expand_grid(const json& grid, const std::string& 
         shape.dtype = *dtype;
         if (auto ok = validate(shape); !ok)
           return Error{fmt::format("{}/seqlens/{}: {}", where, j, ok.error().message)};
-        shapes.push_back(shape);
+        out.shapes.push_back(shape);
       }
     }
   }
-  return shapes;
+  out.rounding_note = rounding_note(*tokens, *seqlens, where);
+  return out;
+}
+
+// "seqlen", "seqlen_q", "seqlen_k" into the shape's two lengths, by side_seqlen's rule.
+Status read_seqlens(const json& o, const std::string& where, AttnShape& s) {
+  constexpr const char* kKeys[] = {"seqlen", "seqlen_q", "seqlen_k"};
+  std::int64_t given[3] = {0, 0, 0};  // 0: not given
+  for (int i = 0; i < 3; ++i) {
+    if (!o.contains(kKeys[i])) continue;
+    auto length = positive_int(o, kKeys[i], where);
+    if (!length) return length.error();
+    given[i] = *length;
+  }
+  s.seqlen_q = side_seqlen(given[1], given[0]);
+  s.seqlen_k = side_seqlen(given[2], given[0]);
+  if (s.seqlen_q != 0 && s.seqlen_k != 0) return Ok{};
+  const char* absent = given[0] == 0 && given[1] == 0 && given[2] == 0 ? "seqlen"
+                       : s.seqlen_q == 0                               ? "seqlen_q"
+                                                                       : "seqlen_k";
+  return Error{fmt::format(
+      "{}/{}: missing; give \"seqlen\" (both lengths), or \"seqlen_q\" and \"seqlen_k\"", where,
+      absent)};
 }
 
 }  // namespace
@@ -117,19 +183,7 @@ Result<AttnShape> parse_shape(const json& o, const std::string& where) {
     if (!dv) return dv.error();
     s.headdim_v = *dv;
   }
-  if (o.contains("seqlen")) {
-    auto sl = positive_int(o, "seqlen", where);
-    if (!sl) return sl.error();
-    s.seqlen_q = s.seqlen_k = *sl;
-  } else {
-    auto sq = positive_int(o, "seqlen_q", where);
-    if (!sq) return Error{fmt::format("{}/seqlen: missing; give \"seqlen\" or \"seqlen_q\" and "
-                                      "\"seqlen_k\"", where)};
-    auto sk = positive_int(o, "seqlen_k", where);
-    if (!sk) return sk.error();
-    s.seqlen_q = *sq;
-    s.seqlen_k = *sk;
-  }
+  if (auto ok = read_seqlens(o, where, s); !ok) return ok.error();
   if (o.contains("causal")) {
     if (!o.at("causal").is_boolean())
       return Error{fmt::format("{}/causal: expected true or false", where)};
@@ -153,15 +207,18 @@ Result<Sweep> parse_sweep(const json& doc, const std::string& origin) {
       !ok)
     return ok.error();
   Sweep sweep;
-  if (!doc.contains("name") || !doc.at("name").is_string())
-    return Error{fmt::format("{}: /name: missing; expected a string", origin)};
-  sweep.name = doc.at("name").get<std::string>();
-  if (doc.contains("description") && doc.at("description").is_string())
-    sweep.description = doc.at("description").get<std::string>();
+  auto name = text_field(doc, "name", origin);
+  if (!name) return name.error();
+  if (!*name) return Error{fmt::format("{}: /name: missing; expected a string", origin)};
+  sweep.name = **name;
+  auto description = text_field(doc, "description", origin);
+  if (!description) return description.error();
+  sweep.description = description->value_or("");
   if (doc.contains("grid")) {
-    auto shapes = expand_grid(doc.at("grid"), origin + ": /grid");
-    if (!shapes) return shapes.error();
-    sweep.shapes = std::move(shapes).value();
+    auto grid = expand_grid(doc.at("grid"), origin + ": /grid");
+    if (!grid) return grid.error();
+    sweep.shapes = std::move(grid->shapes);
+    sweep.rounding_note = std::move(grid->rounding_note);
   }
   if (doc.contains("shapes")) {
     if (!doc.at("shapes").is_array())
@@ -184,19 +241,9 @@ Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin)
 }
 
 Result<Sweep> load_sweep(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    return Error{
-        fmt::format("{}: is a folder, not a sweep file; give a JSON file such as "
-                    "data/sweeps/fa3-paper.json",
-                    file.string())};
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return Error{fmt::format("{}: cannot open the sweep file; check the path (sweeps ship in "
-                             "data/sweeps/)", file.string())};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_sweep_text(text.str(), file.string());
+  auto text = read_regular_file(file, kSweepFile);
+  if (!text) return text.error();
+  return parse_sweep_text(*text, file.string());
 }
 
 }  // namespace fa4

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,9 @@ struct Sweep {
   std::string name;
   std::string description;
   std::vector<AttnShape> shapes;
+  // Set when the grid's total_tokens is not a multiple of some seqlen: what the rounding of
+  // those shapes' batch did, for the command to print.
+  std::optional<std::string> rounding_note;
 };
 
 // Errors name the file, the JSON pointer and what was expected.
@@ -27,8 +31,9 @@ Result<Sweep> parse_sweep(const nlohmann::json& doc, const std::string& origin);
 // The JSON text of a sweep file; `origin` names it in errors.
 Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin);
 
-// One shape object: {"batch", "heads", "heads_kv", "seqlen" | "seqlen_q"+"seqlen_k", "headdim",
-// "headdim_v", "causal", "window", "dtype"}; heads_kv defaults to heads, headdim_v to headdim,
+// One shape object: {"batch", "heads", "heads_kv", "seqlen", "seqlen_q", "seqlen_k", "headdim",
+// "headdim_v", "causal", "window", "dtype"}; "seqlen_q" and "seqlen_k" each override "seqlen" for
+// their side (as the shape flags: side_seqlen), heads_kv defaults to heads, headdim_v to headdim,
 // window (a sliding window of that many keys, with causal) to none.
 Result<AttnShape> parse_shape(const nlohmann::json& object, const std::string& where);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "hw/spec.hpp"
@@ -20,10 +21,18 @@ enum class Allowed {
 // How `fa4-analyze gpus` prints a value.
 enum class Unit { number, compute_capability, mhz, bytes, bytes_per_s, fraction };
 
+// The values a real GPU's figure can have, far wider than the shipped models span (a figure
+// beyond them is a typo or a trap: 1e-300 B/s of HBM predicts an infinite time). A non_negative
+// figure's 0 ("none") lies outside the range and is allowed too.
+struct Range {
+  double min, max;
+};
+
 struct Figure {
   std::string_view pointer;  // "/per_sm/mufu_ex2_per_clk"
   std::string_view label;    // "MUFU ex2/clk/SM"
   Allowed allowed;
+  Range range;
   Unit unit;
   // Optional figures may be left out of a model file; the Spec keeps its default value and
   // this source. Empty for required figures.
@@ -37,5 +46,12 @@ std::span<const Figure> figures();
 // "a positive number", "a number in (0, 1]"...: what the loader says it expected.
 std::string_view describe(Allowed allowed);
 bool is_allowed(Allowed allowed, double value);
+
+// Whether a value of the allowed kind also lies in the figure's range (0 of a non_negative one
+// does).
+bool in_range(const Figure& figure, double value);
+// "a whole number from 1 to 4096", "0 (none) or a number from 1 to 1e+06": what the loader
+// says it expected of a value outside the range.
+std::string describe_range(const Figure& figure);
 
 }  // namespace fa4::hw

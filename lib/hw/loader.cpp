@@ -4,16 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <tuple>
 
 #include "core/json_keys.hpp"
+#include "core/printable.hpp"
+#include "core/read_file.hpp"
 #include "hw/figures.hpp"
 
 namespace fa4::hw {
@@ -21,6 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+// The shipped model files are about 5 KB each.
+constexpr InputFileKind kModelFile{"hardware model file", std::uintmax_t{1} << 20,
+                                   "the shipped models are models/*.json"};
 
 constexpr std::string_view kSourceHint =
     "a citation: paper section, datasheet or whitepaper, or \"derived: <arithmetic>\"";
@@ -118,8 +120,18 @@ class ModelReader {
     const json& node = root.at(at);
     if (!node.is_string() || node.get_ref<const std::string&>().empty())
       return error(pointer, "expected a non-empty string");
+    if (Status s = check_printable(pointer, node.get_ref<const std::string&>()); !s) return s;
     out = node.get<std::string>();
     return Ok{};
+  }
+
+  // Names and sources reach terminals, charts and gnuplot scripts: no control characters.
+  Status check_printable(std::string_view pointer, std::string_view text) const {
+    const std::optional<std::size_t> at = find_control_character(text);
+    if (!at) return Ok{};
+    return error(pointer, fmt::format("\"{}\" holds a control character (at byte {}); write it "
+                                      "on one line of printable text",
+                                      printable(text), *at));
   }
 
   Status read_architecture(const json& root, Architecture& out) const {
@@ -144,8 +156,10 @@ class ModelReader {
     const json& names = root["device_names"];
     if (!names.is_array()) return error("/device_names", kExpected);
     for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string pointer = fmt::format("/device_names/{}", i);
       if (!names[i].is_string() || names[i].get_ref<const std::string&>().empty())
-        return error(fmt::format("/device_names/{}", i), "expected a non-empty string");
+        return error(pointer, "expected a non-empty string");
+      if (Status s = check_printable(pointer, names[i].get_ref<const std::string&>()); !s) return s;
       out.push_back(names[i].get<std::string>());
     }
     return Ok{};
@@ -173,12 +187,18 @@ class ModelReader {
     const json& value = node["value"];
     if (!value.is_number() || !is_allowed(figure.allowed, value.get<double>()))
       return error(pointer, fmt::format("expected {}", expected));
+    if (!in_range(figure, value.get<double>()))
+      return error(pointer, fmt::format("{:g} is out of range for the {} of a GPU: expected {}",
+                                        value.get<double>(), figure.label, describe_range(figure)));
     if (!node.contains("source"))
       return error(child(pointer, "source"), fmt::format("missing; expected {}", kSourceHint));
     const json& source = node["source"];
     if (!source.is_string() ||
         source.get_ref<const std::string&>().find_first_not_of(" \t\n") == std::string::npos)
       return error(child(pointer, "source"), fmt::format("expected {}", kSourceHint));
+    if (Status s = check_printable(child(pointer, "source"), source.get_ref<const std::string&>());
+        !s)
+      return s;
     figure.set(spec, value.get<double>());
     spec.sources[pointer] = source.get<std::string>();
     return Ok{};
@@ -187,12 +207,13 @@ class ModelReader {
   std::string file_;
 };
 
-Result<std::string> read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno))};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The file's name gives the model's id, what --gpu takes and every table shows.
+Status check_file_name(const fs::path& file) {
+  if (!find_control_character(file.filename().string())) return Ok{};
+  return Error{
+      fmt::format("{}: the file name holds a control character; rename the file (its "
+                  "name without .json is the model's id, what --gpu takes)",
+                  printable(file.string()))};
 }
 
 Status check_unique(const std::vector<Spec>& specs, const fs::path& dir) {
@@ -214,6 +235,7 @@ Status check_unique(const std::vector<Spec>& specs, const fs::path& dir) {
 }  // namespace
 
 Result<Spec> parse_spec(std::string_view text, const fs::path& file) {
+  if (Status s = check_file_name(file); !s) return s.error();
   json root;
   std::optional<std::string> duplicate;
   try {
@@ -231,7 +253,7 @@ Result<Spec> parse_spec(std::string_view text, const fs::path& file) {
 }
 
 Result<Spec> load_spec(const fs::path& file) {
-  Result<std::string> text = read_text(file);
+  Result<std::string> text = read_regular_file(file, kModelFile);
   if (!text) return text.error();
   return parse_spec(*text, file);
 }
@@ -239,16 +261,14 @@ Result<Spec> load_spec(const fs::path& file) {
 Result<std::vector<Spec>> load_all_specs(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    return Error{
-        fmt::format("{}: not a folder; expected the folder of hardware models "
-                    "(models/*.json)",
-                    dir.string())};
+    return Error{fmt::format("{}: {}; expected the folder of hardware models (models/*.json)",
+                             printable(dir.string()), ec ? ec.message() : "not a folder")};
+  // Every *.json entry, whatever it is: read_regular_file refuses a link that loops or leads to
+  // something other than a regular file, with its name.
   std::vector<fs::path> files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json")
-      files.push_back(entry.path());
-  }
-  if (ec) return Error{fmt::format("{}: cannot list: {}", dir.string(), ec.message())};
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  if (ec) return Error{fmt::format("{}: cannot list: {}", printable(dir.string()), ec.message())};
   if (files.empty())
     return Error{fmt::format("{}: no hardware models (*.json) in this folder", dir.string())};
   std::sort(files.begin(), files.end());

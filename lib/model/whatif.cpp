@@ -63,6 +63,34 @@ Result<UnitScale> parse_unit_scale(std::string_view text) {
   return out;
 }
 
+Result<std::vector<UnitScale>> parse_unit_scales(std::span<const std::string> texts) {
+  std::vector<UnitScale> scales;
+  std::vector<int> given;  // how often each unit of `scales` was given
+  for (const std::string& text : texts) {
+    auto scale = parse_unit_scale(text);
+    if (!scale) return scale.error();
+    const auto same = std::find_if(scales.begin(), scales.end(),
+                                   [&](const UnitScale& s) { return s.unit == scale->unit; });
+    if (same == scales.end()) {
+      scales.push_back(*scale);
+      given.push_back(1);
+      continue;
+    }
+    same->factor *= scale->factor;
+    ++given[std::size_t(same - scales.begin())];
+  }
+  for (std::size_t i = 0; i < scales.size(); ++i) {
+    const double product = scales[i].factor;
+    if (product >= kMinScale && product <= kMaxScale) continue;
+    return Error{fmt::format(
+        "--scale {} given {} times: the factors of one unit multiply, and their product ({:g}) "
+        "must lie from 1/64 ({:g}) to {:g} like a single factor; give each unit once with the "
+        "factor you mean",
+        to_string(scales[i].unit), given[i], product, kMinScale, kMaxScale)};
+  }
+  return scales;
+}
+
 hw::Spec scaled_spec(const hw::Spec& gpu, std::span<const UnitScale> scales) {
   hw::Spec s = gpu;
   std::string changes;

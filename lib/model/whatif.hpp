@@ -34,6 +34,11 @@ struct UnitScale {
 // "mufu=2", "sms=1.1": a unit name, '=', a factor from 1/64 to 64.
 Result<UnitScale> parse_unit_scale(std::string_view text);
 
+// Every --scale of a command, one UnitScale per unit in the order first given: the factors of a
+// unit given more than once multiply (mufu=2 twice is mufu x4), and their product must lie in the
+// same 1/64..64 as one factor.
+Result<std::vector<UnitScale>> parse_unit_scales(std::span<const std::string> texts);
+
 // `gpu` with each scale applied; its id and name say what changed ("b200 (mufu x2)").
 hw::Spec scaled_spec(const hw::Spec& gpu, std::span<const UnitScale> scales);
 

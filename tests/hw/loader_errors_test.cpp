@@ -60,7 +60,8 @@ TEST_F(LoaderErrors, NumberTooLargeForADoubleIsAnErrorNotACrash) {
 
 TEST_F(LoaderErrors, MissingFileSaysSo) {
   EXPECT_EQ(error_of_file(temp.dir() / "absent.json"),
-            "absent.json: cannot open: No such file or directory");
+            "cannot read " + (temp.dir() / "absent.json").string() +
+                ": no such file; check the path (the shipped models are models/*.json)");
 }
 
 TEST_F(LoaderErrors, MissingFigure) {
