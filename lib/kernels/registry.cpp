@@ -27,7 +27,6 @@ extern const Kernel fa4_e50_r1_kernel;
 extern const Kernel fa4_e100_r1_kernel;
 extern const Kernel fa3_decode_kernel;  // decode/decode.cu: split-KV decode, GQA packed
 extern const Kernel fa3_decode_nosplit_kernel;
-extern const Kernel fa3_decode_no_overlap_kernel;
 extern const Kernel fa2_bwd_kernel;  // fa2_bwd.cu: FA2's backward, and its deterministic variant
 extern const Kernel fa2_bwd_deterministic_kernel;
 extern const Kernel fa3_bwd_kernel;  // fa3/fa3_bwd.cu: FA3-style backward, and its dQ-atomics variant
@@ -48,7 +47,6 @@ constexpr std::array kAllKernels{&naive_kernel,          &fa2_kernel,
                                  &fa4_e50_r0_kernel,     &fa4_e50_r1_kernel,
                                  &fa4_e100_r1_kernel,
                                  &fa3_decode_kernel,     &fa3_decode_nosplit_kernel,
-                                 &fa3_decode_no_overlap_kernel,
                                  &fa2_bwd_kernel,        &fa2_bwd_deterministic_kernel,
                                  &fa3_bwd_kernel,        &fa3_bwd_atomics_kernel,
                                  &fa3_bwd_no_overlap_kernel,

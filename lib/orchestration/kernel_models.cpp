@@ -135,7 +135,6 @@ constexpr KernelModel kKernelModels[] = {
     {"fa4_e100_r1", Algorithm::fa4, kFwd, kModelsTile, 1.0, kAlways, ""},
     {"fa3_decode", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, kDecodeAsFa3},
     {"fa3_decode_nosplit", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, kDecodeAsFa3},
-    {"fa3_decode_no_overlap", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, kDecodeAsFa3},
     {"fa2_bwd", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
     {"fa2_bwd_deterministic", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
     {"fa3_bwd", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},

@@ -14,9 +14,7 @@
 //     one full barrier per stage for both, an empty barrier a consumer warp arrives at;
 //   consumer (warps 0-3): S = Q K^T (wgmma m64nNk16, both operands in shared memory), the mask
 //     (keys past seqlen_k; causal bottom-right per packed row's query t = row % seqlen_q), fa3's
-//     online softmax, O += P V (wgmma, P from registers, V N-major), then the stage is released;
-//     as in fa3, S of the next block is issued beside P V of the current one and its softmax
-//     runs while P V does (intra-warpgroup overlap).
+//     online softmax, O += P V (wgmma, P from registers, V N-major), then the stage is released.
 //   Epilogue: one part writes O and LSE directly; several write O (normalized by the part's own
 //     sum) and LSE as float32 partials into the workspace, and a combine kernel (launched with
 //     programmatic dependent launch, so its launch overlaps the split kernel's tail) weights them
@@ -30,8 +28,8 @@
 // SM's share of HBM (4.3 TB/s / 132) streams in ~2000 cycles, so one consumer warpgroup keeps up
 // without overlapping S and P V.
 //
-// Entries: fa3_decode (the split count chosen per shape), and the ablations fa3_decode_nosplit
-// (one part: GQA packing alone) and fa3_decode_no_overlap (S, softmax and P V in sequence). decode.hpp launches with a given split count. Registers, the
+// Entries: fa3_decode (the split count chosen per shape) and fa3_decode_nosplit (one part: GQA
+// packing alone, the ablation). decode.hpp launches with a given split count. Registers, the
 // measurements and the history: lib/kernels/decode/NOTES.md.
 #include <cuda_runtime.h>
 
@@ -111,31 +109,20 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
       "fa3_decode: combine kernel launch");
 }
 
-template <typename Element, bool Overlap>
+template <typename Element>
 Status launch_for_element(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
                           int splits) {
   switch (shape.headdim) {
     case 64:
-      return launch_traits<Traits<Element, 64, Overlap>>(shape, buffers, stream, splits);
+      return launch_traits<Traits<Element, 64>>(shape, buffers, stream, splits);
     case 128:
-      return launch_traits<Traits<Element, 128, Overlap>>(shape, buffers, stream, splits);
+      return launch_traits<Traits<Element, 128>>(shape, buffers, stream, splits);
     case 256:
-      return launch_traits<Traits<Element, 256, Overlap>>(shape, buffers, stream, splits);
+      return launch_traits<Traits<Element, 256>>(shape, buffers, stream, splits);
     default:
       return Error{"fa3_decode: head dim " + std::to_string(shape.headdim) +
                    " has no tile configuration"};
   }
-}
-
-template <bool Overlap>
-Status launch_split(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
-                    int splits) {
-  if (splits < 1 || splits > decode_tiles::kMaxSplits)
-    return Error{"fa3_decode: " + std::to_string(splits) + " key-range parts; 1 to " +
-                 std::to_string(decode_tiles::kMaxSplits) + " are supported"};
-  return shape.dtype == Dtype::bf16
-             ? launch_for_element<__nv_bfloat16, Overlap>(shape, buffers, stream, splits)
-             : launch_for_element<__half, Overlap>(shape, buffers, stream, splits);
 }
 
 Result<int> chosen_splits(const AttnShape& shape) {
@@ -144,15 +131,14 @@ Result<int> chosen_splits(const AttnShape& shape) {
   return decode_tiles::choose_splits(shape, *sms);
 }
 
-template <bool Overlap>
 Status launch_chosen(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
   const Result<int> splits = chosen_splits(shape);
   if (!splits) return splits.error();
-  return launch_split<Overlap>(shape, buffers, stream, *splits);
+  return launch_with_splits(shape, buffers, stream, *splits);
 }
 
 Status launch_unsplit(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
-  return launch_split<true>(shape, buffers, stream, 1);
+  return launch_with_splits(shape, buffers, stream, 1);
 }
 
 std::size_t workspace_chosen(const AttnShape& shape, const DeviceCaps& device) {
@@ -182,7 +168,12 @@ std::size_t workspace_bytes_for_splits(const AttnShape& shape, int splits) {
 
 Status launch_with_splits(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
                           int splits) {
-  return launch_split<true>(shape, buffers, stream, splits);
+  if (splits < 1 || splits > decode_tiles::kMaxSplits)
+    return Error{"fa3_decode: " + std::to_string(splits) + " key-range parts; 1 to " +
+                 std::to_string(decode_tiles::kMaxSplits) + " are supported"};
+  return shape.dtype == Dtype::bf16
+             ? launch_for_element<__nv_bfloat16>(shape, buffers, stream, splits)
+             : launch_for_element<__half>(shape, buffers, stream, splits);
 }
 
 }  // namespace decode
@@ -193,14 +184,7 @@ const Kernel fa3_decode_kernel = fa3::hopper_kernel(
     "fa3_decode",
     "Split-KV decode (FlashDecoding) on fa3's building blocks: the query heads of a KV head packed "
     "into one tile's rows, the key range split across CTAs, parts combined by LSE",
-    decode::launch_chosen<true>, decode::workspace_chosen, decode::unsupported_reason, Pass::fwd);
-
-extern const Kernel fa3_decode_no_overlap_kernel;
-const Kernel fa3_decode_no_overlap_kernel = fa3::hopper_kernel(
-    "fa3_decode_no_overlap",
-    "fa3_decode without the intra-warpgroup overlap (each key block's S, softmax and P V in "
-    "sequence)",
-    decode::launch_chosen<false>, decode::workspace_chosen, decode::unsupported_reason, Pass::fwd);
+    decode::launch_chosen, decode::workspace_chosen, decode::unsupported_reason, Pass::fwd);
 
 extern const Kernel fa3_decode_nosplit_kernel;
 const Kernel fa3_decode_nosplit_kernel = fa3::hopper_kernel(

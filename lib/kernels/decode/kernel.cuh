@@ -162,10 +162,7 @@ __device__ __forceinline__ void store_part(const Params& p, const float (&o)[T::
 }
 
 // The consumer warpgroup: per key block S = Q K^T (SS wgmma), mask, online softmax, O += P V (RS
-// wgmma), then the stage goes back to the producer. With T::kOverlap (fa3's intra-warpgroup
-// overlap) S of the next block and P V of the current one are issued back to back, and the next
-// block's softmax runs while P V still occupies the tensor cores; without it each block's S,
-// softmax and P V follow one another.
+// wgmma), then the stage goes back to the producer.
 template <class T>
 __device__ __forceinline__ void consume(const Params& p, const SharedMap<T>& smem,
                                         const Work& work) {
@@ -180,64 +177,25 @@ __device__ __forceinline__ void consume(const Params& p, const SharedMap<T>& sme
     float correction[kRowsPerThread];
     const int row0 = fa3::thread_row0(work.row0);
     const int causal_shift = p.seqlen_k - p.seqlen_q;
-    // S of the stage's keys, issued and waited for.
-    const auto scores = [&](int stage) {
-      fa3::gemm_qk<T>(s, smem.q(), smem.k(stage));
-      wgmma_wait<0>();
-      fence_operands(s);
-    };
-    // Block i of the part: its scores past a row's limit masked.
-    const auto mask = [&](int i) {
-      const int key0 = (work.first_block + i) * T::kBlockN;
-      const int key_last = key0 + T::kBlockN - 1;
-      if (key_last >= p.seqlen_k || (p.causal && key_last > causal_shift))
-        mask_scores<T>(s, key0, row0, p);
-    };
-    // O += P V of the stage's values, waited for; the stage goes back to the producer.
-    const auto values = [&](int stage) {
-      fa3::gemm_pv<T>(o, pr, smem.v(stage));
-      wgmma_wait<0>();
-      fence_operands(o);
-      fa3::release(smem.empty(stage));
-    };
     mbarrier_wait(smem.q_full(), 0);
     PipelineState stage;
-    if constexpr (T::kOverlap) {
+    for (int i = 0; i < work.blocks; ++i) {
+      const int key0 = (work.first_block + i) * T::kBlockN;
+      const int key_last = key0 + T::kBlockN - 1;
       mbarrier_wait(smem.full(stage.index), stage.phase);
-      scores(stage.index);
-      mask(0);
+      fa3::gemm_qk<T>(s, smem.q(), smem.k(stage.index));
+      wgmma_wait<0>();
+      fence_operands(s);
+      if (key_last >= p.seqlen_k || (p.causal && key_last > causal_shift))
+        mask_scores<T>(s, key0, row0, p);
       softmax.update(s, p.scale_log2, correction);
+      fa3::rescale_o<T>(o, correction);
       fa3::convert_p<T>(s, pr);
-      for (int i = 1; i < work.blocks; ++i) {
-        PipelineState next = stage;
-        next.template advance<T::kStages>();
-        mbarrier_wait(smem.full(next.index), next.phase);
-        fa3::gemm_qk<T>(s, smem.q(), smem.k(next.index));
-        fa3::gemm_pv<T>(o, pr, smem.v(stage.index));
-        wgmma_wait<1>();  // S done; P V may still run
-        fence_operands(s);
-        mask(i);
-        softmax.update(s, p.scale_log2, correction);
-        wgmma_wait<0>();  // P V done: O and the P registers are free
-        fence_operands(o);
-        fence_operands(pr);
-        fa3::release(smem.empty(stage.index));
-        fa3::rescale_o<T>(o, correction);
-        fa3::convert_p<T>(s, pr);
-        stage = next;
-      }
-      values(stage.index);
-    } else {
-      for (int i = 0; i < work.blocks; ++i) {
-        mbarrier_wait(smem.full(stage.index), stage.phase);
-        scores(stage.index);
-        mask(i);
-        softmax.update(s, p.scale_log2, correction);
-        fa3::rescale_o<T>(o, correction);
-        fa3::convert_p<T>(s, pr);
-        values(stage.index);
-        stage.template advance<T::kStages>();
-      }
+      fa3::gemm_pv<T>(o, pr, smem.v(stage.index));
+      wgmma_wait<0>();
+      fence_operands(o);
+      fa3::release(smem.empty(stage.index));
+      stage.template advance<T::kStages>();
     }
   }
   store_part<T>(p, o, softmax, work);

@@ -16,7 +16,7 @@ using namespace hopper;
 inline constexpr int kConsumerWarps = kWarpsPerWarpgroup;  // one consumer warpgroup
 inline constexpr int kProducerWarp = kConsumerWarps;      // then one warp whose lane 0 issues TMA
 
-template <typename ElementT, int HeadDim, bool Overlap>
+template <typename ElementT, int HeadDim>
 struct Traits {
   using Element = ElementT;
   static constexpr bool kIsBf16 = __is_same(ElementT, __nv_bfloat16);
@@ -25,8 +25,6 @@ struct Traits {
   static constexpr int kBlockM = decode_tiles::kBlockM;
   static constexpr int kBlockN = decode_tiles::key_block(HeadDim);
   static constexpr int kThreads = (kConsumerWarps + 1) * kWarpSize;
-  // fa3's intra-warpgroup overlap: S of the next key block issued beside P V of the current one.
-  static constexpr bool kOverlap = Overlap;
 
   static constexpr int kColumnBlocks = HeadDim / fa3::kColumnBlock;
   static constexpr int kQBlockBytes = kBlockM * kSwizzleBytes;   // one 64-column block of Q
