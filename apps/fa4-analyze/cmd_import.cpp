@@ -58,8 +58,9 @@ ParsedFile parse_file(const std::string& path, const Context& ctx,
   ParsedFile parsed;
   parsed.is_published = is_published_file(path);
   if (parsed.is_published) {
-    for (const auto& f : take(report::load_published(path)))
-      parsed.published.push_back(to_store(f));
+    const auto figures = take(report::load_published(path));
+    take(report::check_against_models(figures, specs));
+    for (const auto& f : figures) parsed.published.push_back(to_store(f));
   } else {
     std::ifstream in(path);
     parsed.peer_runs = take(store::parse_peer_records(in, path, ctx.command_line, specs));

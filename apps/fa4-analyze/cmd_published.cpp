@@ -104,6 +104,7 @@ void run_published(const Context& ctx, const PublishedOptions& o) {
                                  .lexically_normal()
                                  .string();
   const std::vector<report::PublishedFigure> all = take(report::load_published_tree(dir));
+  take(report::check_against_models(all, specs));
   std::vector<report::PublishedFigure> figures;
   for (const auto& f : all)
     if (kept(o.gpus, f.gpu) && kept(o.sources, f.source)) figures.push_back(f);

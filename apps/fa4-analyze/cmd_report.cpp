@@ -54,6 +54,40 @@ std::string command_text(const std::string& command_line) {
   return fs::path(program).filename().string() + rest;
 }
 
+// The markdown file --out names, checked before anything is written: a file with an extension
+// (its charts go into the folder beside it named after it without one), that may be replaced.
+void check_out(const std::string& out) {
+  if (out == kStandardOutput) return;
+  const fs::path path(out);
+  if (out.empty())
+    throw UserError(
+        "--out is empty: name the markdown file to write (reports/r.md), or - for "
+        "standard output");
+  if (!path.has_filename() || path.filename() == "." || path.filename() == "..")
+    throw UserError(
+        fmt::format("--out {}: names a folder; name the markdown file to write in it "
+                    "({})",
+                    out, (path / "r.md").lexically_normal().string()));
+  if (!path.has_extension())
+    throw UserError(fmt::format(
+        "--out {}: name the markdown file with its extension ({}.md): its charts go into the "
+        "folder beside it named after it without the extension, which would be the file itself",
+        out, out));
+  if (Status replaceable = check_replaceable(path); !replaceable)
+    throw UserError(fmt::format("{}; choose another --out", replaceable.error().message));
+}
+
+// The chart folder is the report's own: a link there would have the charts written, and old ones
+// pruned, wherever it points.
+void check_chart_folder(const fs::path& folder) {
+  std::error_code ec;
+  if (fs::is_symlink(folder, ec))
+    throw UserError(fmt::format(
+        "cannot write the charts into {}: it is a symbolic link (to {}); the charts go only into "
+        "a folder of the report's own: remove the link, or choose another --out",
+        folder.string(), fs::read_symlink(folder, ec).string()));
+}
+
 // Writes `text` to `path` ("-": standard output) whole or not at all; a file that already holds
 // it is left untouched.
 WriteOutcome write_file(const fs::path& path, const std::string& text) {
@@ -97,6 +131,11 @@ void write_charts(const fs::path& folder, const report::ReportCharts& charts,
 }
 
 void run_report(const Context& ctx, const ReportOptions& o) {
+  check_out(o.out);
+  const fs::path out(o.out);
+  const bool to_stdout = o.out == kStandardOutput;
+  const fs::path chart_folder = out.parent_path() / out.stem();
+  if (!to_stdout) check_chart_folder(chart_folder);
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
   const auto db = open_store_for_reading(ctx);
@@ -125,13 +164,12 @@ void run_report(const Context& ctx, const ReportOptions& o) {
                     "(data/published in the source tree)",
                     figures.error().message));
   in.published = std::move(figures).value();
+  take(report::check_against_models(in.published, in.gpus));
   in.generated_at = utc_now();
   // The source tree's revision, as every recorded run states it.
   in.revision = source_revision();
   in.command = command_text(ctx.command_line);
   // The charts go into a folder beside the markdown named after it: reports/x.md, reports/x/.
-  const fs::path out(o.out);
-  const bool to_stdout = o.out == kStandardOutput;
   in.chart_folder = to_stdout ? "" : out.stem().string();
   const auto gnuplot = report::find_gnuplot();
   if (to_stdout)
@@ -140,8 +178,8 @@ void run_report(const Context& ctx, const ReportOptions& o) {
     in.charts_skipped_because = gnuplot.error().message;
   const report::RenderedReport rendered = report::render_report(in);
   if (!to_stdout)
-    write_charts(out.parent_path() / in.chart_folder, rendered.charts,
-                 gnuplot ? &*gnuplot : nullptr, progress, in.predictions.count);
+    write_charts(chart_folder, rendered.charts, gnuplot ? &*gnuplot : nullptr, progress,
+                 in.predictions.count);
   const WriteOutcome outcome = write_file(out, rendered.markdown);
   progress.finish();
   // The summary goes to standard error when the report itself goes to standard output.
@@ -153,7 +191,7 @@ void run_report(const Context& ctx, const ReportOptions& o) {
              count_noun(in.measured_origins.size(), "database"),
              count_noun(in.published.size(), "published figure"), published.string(),
              count_noun(rendered.charts.figures().size(), "chart"),
-             to_stdout ? "" : " in " + (out.parent_path() / in.chart_folder).string() + "/",
+             to_stdout ? "" : " in " + chart_folder.string() + "/",
              to_stdout || !gnuplot ? "not drawn: " + in.charts_skipped_because
                                    : "drawn by " + gnuplot->version);
 }

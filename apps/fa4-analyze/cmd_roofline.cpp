@@ -133,6 +133,11 @@ void run_roofline(const Context& ctx, const RooflineOptions& o) {
         fmt::format("--out {}: name an .svg file (its .gp script and .dat data are "
                     "written beside it)",
                     o.out));
+  if (!report::is_figure_name(out.stem().string()))
+    throw UserError(fmt::format(
+        "--out {}: the file's name may hold only letters, digits, '.', '_' and '-' (its .gp "
+        "script and .dat data beside it take the same name)",
+        o.out));
   const fs::path folder = out.has_parent_path() ? out.parent_path() : fs::path(".");
   const auto figure = report::roofline_figure(out.stem().string(), gpu, bounds, points, caption);
   const auto gnuplot = report::find_gnuplot();

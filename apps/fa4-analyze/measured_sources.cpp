@@ -127,11 +127,14 @@ std::string reference_runs_dir(const Context& ctx, const std::string& dir) {
 }
 
 void ReferenceRunsOptions::add_to(CLI::App& command) {
-  command.add_option("--reference-runs", dir_,
-                     "Folder of reference databases whose measurements are shown beside --db's "
-                     "(default: data/runs beside --models)");
-  command.add_flag("--no-reference-runs", none_,
-                   "Leave the reference runs out: --db's measurements only");
+  CLI::Option* dir =
+      command.add_option("--reference-runs", dir_,
+                         "Folder of reference databases whose measurements are shown beside --db's "
+                         "(default: data/runs beside --models)");
+  command
+      .add_flag("--no-reference-runs", none_,
+                "Leave the reference runs out: --db's measurements only")
+      ->excludes(dir);
 }
 
 std::string ReferenceRunsOptions::folder(const Context& ctx) const {

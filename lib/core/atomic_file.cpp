@@ -147,8 +147,10 @@ Replaced replace(const fs::path& target, const TextProducer& produce, bool skip_
     result.error = errno;
     return result;
   }
+  // The old file's permissions (never a link's, nor what it points to).
   struct stat old {};
-  if (::stat(target.c_str(), &old) == 0 && ::fchmod(fd, old.st_mode & 07777) != 0)
+  if (::lstat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
+      ::fchmod(fd, old.st_mode & 07777) != 0)
     result.error = errno;
   std::optional<SameText> same;
   if (skip_if_unchanged) same.emplace(target);
@@ -174,32 +176,26 @@ Replaced replace(const fs::path& target, const TextProducer& produce, bool skip_
   return result;
 }
 
-// The target of a write to `path` (what a symbolic link points to), with its folder created when
-// asked; or why it cannot be written.
-Result<fs::path> prepare_target(const fs::path& path, const AtomicWriteOptions& options) {
-  // A missing file is no error here (these probes set `ignored` for it).
-  std::error_code ignored, ec;
-  // Replace what a symbolic link points to, not the link.
-  const bool link = fs::symlink_status(path, ignored).type() == fs::file_type::symlink;
-  const fs::path target = link ? fs::weakly_canonical(path, ec) : path;
-  if (ec) return Error{fmt::format("cannot write {}: {}", path.string(), ec.message())};
-  if (fs::status(target, ignored).type() == fs::file_type::directory)
-    return Error{fmt::format("cannot write {}: it is a folder; name a file", path.string())};
-  if (options.create_folders && target.has_parent_path()) {
-    fs::create_directories(target.parent_path(), ec);
+// Checks that `path` may be replaced and creates its folder when asked; or says why not.
+Status prepare(const fs::path& path, const AtomicWriteOptions& options) {
+  if (Status replaceable = check_replaceable(path); !replaceable) return replaceable;
+  const fs::path folder = path.parent_path();
+  if (options.create_folders && !folder.empty()) {
+    std::error_code ec;
+    fs::create_directories(folder, ec);
     if (ec)
-      return Error{fmt::format("cannot create the folder {}: {}", target.parent_path().string(),
-                               cause_of(ec.value(), target.parent_path().parent_path()))};
+      return Error{fmt::format("cannot create the folder {}: {}", folder.string(),
+                               cause_of(ec.value(), folder.parent_path()))};
   }
-  remove_stale_temporaries(target);
-  return target;
+  remove_stale_temporaries(path);
+  return Ok{};
 }
 
-// Writes `target` (`path` resolved by prepare_target) and flushes its folder.
-Result<WriteOutcome> write_target(const fs::path& path, const fs::path& target,
-                                  const TextProducer& produce, bool skip_if_unchanged) {
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const Replaced replaced = replace(target, produce, skip_if_unchanged);
+// Writes `path` (checked by prepare) and flushes its folder.
+Result<WriteOutcome> write_prepared(const fs::path& path, const TextProducer& produce,
+                                    bool skip_if_unchanged) {
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const Replaced replaced = replace(path, produce, skip_if_unchanged);
   if (replaced.not_produced)
     return Error{fmt::format("cannot write {}: {}", path.string(), replaced.not_produced->message)};
   if (replaced.error != 0) return failure(path, folder, replaced.error);
@@ -210,24 +206,35 @@ Result<WriteOutcome> write_target(const fs::path& path, const fs::path& target,
 
 }  // namespace
 
+Status check_replaceable(const fs::path& path) {
+  std::error_code ec;  // a missing file is no error here
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (status.type() == fs::file_type::symlink)
+    return Error{fmt::format(
+        "cannot write {}: it is a symbolic link (to {}); fa4-analyze replaces only files, never "
+        "what a link points to: remove the link, or name the file it points to",
+        path.string(), fs::read_symlink(path, ec).string())};
+  if (status.type() == fs::file_type::directory)
+    return Error{fmt::format("cannot write {}: it is a folder; name a file", path.string())};
+  return Ok{};
+}
+
 Result<WriteOutcome> write_file_in_pieces(const fs::path& path, const TextProducer& produce,
                                           const AtomicWriteOptions& options) {
-  auto target = prepare_target(path, options);
-  if (!target) return target.error();
-  return write_target(path, *target, produce, options.skip_if_unchanged);
+  if (Status prepared = prepare(path, options); !prepared) return prepared.error();
+  return write_prepared(path, produce, options.skip_if_unchanged);
 }
 
 Result<WriteOutcome> write_file_atomically(const fs::path& path, std::string_view content,
                                            const AtomicWriteOptions& options) {
-  auto target = prepare_target(path, options);
-  if (!target) return target.error();
+  if (Status prepared = prepare(path, options); !prepared) return prepared.error();
   // Compared before writing: an unchanged file costs no write.
-  if (options.skip_if_unchanged && holds_exactly(*target, content)) return WriteOutcome::unchanged;
+  if (options.skip_if_unchanged && holds_exactly(path, content)) return WriteOutcome::unchanged;
   const auto whole = [content](const std::function<void(std::string_view)>& write) {
     write(content);
     return Status{Ok{}};
   };
-  return write_target(path, *target, whole, false);
+  return write_prepared(path, whole, false);
 }
 
 Result<WriteOutcome> write_output(const std::string& target, std::string_view content,

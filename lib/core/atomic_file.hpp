@@ -31,9 +31,14 @@ struct AtomicWriteOptions {
   bool skip_if_unchanged = false;
 };
 
-// Replaces (or creates) `path` with `content` atomically. A symbolic link is followed: the file it
-// points to is replaced and the link stays. The new file keeps the old one's permissions (a new
-// file gets the usual ones, 0666 less the umask).
+// Ok when `path` may be written: missing, or a file. A symbolic link is refused (whoever planted
+// it would have the tool overwrite what it points to), and so is a folder; the error says so.
+Status check_replaceable(const std::filesystem::path& path);
+
+// Replaces (or creates) `path` with `content` atomically, unless check_replaceable refuses it.
+// The temporary file is created new (never opened through a link) and renamed over `path`, so
+// even a link planted meanwhile is replaced itself, its target untouched. The new file keeps the
+// old one's permissions (a new file gets the usual ones, 0666 less the umask).
 Result<WriteOutcome> write_file_atomically(const std::filesystem::path& path,
                                            std::string_view content,
                                            const AtomicWriteOptions& options = {});

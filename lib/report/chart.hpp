@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace fa4::report {
 
 enum class SeriesStyle {
@@ -90,15 +92,27 @@ struct FigureFiles {
 // Whether any panel has a point to draw (on a log axis, a point above zero).
 bool has_data(const Figure& figure);
 
+// Ok, or the series or axis whose value gnuplot would be handed as a word it cannot read (inf,
+// nan): a figure it is drawn from is out of range. Checked before a script is written.
+Status check_finite(const Figure& figure);
+
+// `text` as a gnuplot single-quoted string ('' for '). Every text that enters a script, quoted or
+// in a comment, has each control character replaced by a space first: a newline or carriage return
+// would end the script's line and run what follows as a command (`!` runs a shell one).
+std::string gnuplot_string(std::string_view text);
+
 // The script and data of a figure. Series with no points are left out (gnuplot refuses empty
 // blocks), and so are panels with none; on a log axis, points at or below zero are left out too.
-// Throws std::logic_error for a figure with nothing to draw (check has_data) or a name outside
-// [A-Za-z0-9._-].
+// Throws std::logic_error for a figure with nothing to draw (check has_data), a value that is not
+// finite (check_finite) or a name outside [A-Za-z0-9._-].
 FigureFiles gnuplot_files(const Figure& figure);
 
 // Where the bar of series `bar` (of `bars` bar series in the panel) of a category is drawn: the
 // category's index shifted so the group is centred on it.
 double bar_x(double category, int bar, int bars);
+
+// Whether `name` may name a figure: [A-Za-z0-9._-] only, not empty.
+bool is_figure_name(std::string_view name);
 
 // A figure name from any text: lower case, each run of other characters than [a-z0-9] a dash
 // ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3").

@@ -4,8 +4,10 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -50,6 +52,16 @@ std::string read_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// A new folder in `folder` that only this run writes (".NAME.drawing-XXXXXX", mode 0700): a link
+// planted beside the chart cannot be drawn through, and concurrent runs do not share it.
+Result<fs::path> private_folder(const fs::path& folder, const std::string& name) {
+  std::string pattern = (folder / ("." + name + ".drawing-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    return Error{fmt::format("cannot create a folder for gnuplot's drawing in {}: {}",
+                             folder.string(), std::strerror(errno))};
+  return fs::path(pattern);
+}
+
 std::string first_line(const std::string& text) {
   const std::string line = text.substr(0, text.find('\n'));
   return line.empty() ? "(no output)" : line;
@@ -71,6 +83,11 @@ Result<Gnuplot> find_gnuplot() {
 }
 
 Status write_figure(const fs::path& folder, const Figure& figure, const Gnuplot* gnuplot) {
+  if (Status finite = check_finite(figure); !finite) return finite;
+  // A link or folder at any of the figure's files refuses them all, before one is written.
+  for (const char* ext : {".gp", ".dat", ".svg"})
+    if (Status replaceable = check_replaceable(folder / (figure.name + ext)); !replaceable)
+      return replaceable;
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec)
@@ -80,17 +97,21 @@ Status write_figure(const fs::path& folder, const Figure& figure, const Gnuplot*
   if (auto s = write_text(folder / (figure.name + ".gp"), files.script); !s) return s;
   if (auto s = write_text(folder / (figure.name + ".dat"), files.data); !s) return s;
   if (!gnuplot) return Ok{};
-  // gnuplot draws into a temporary file, which then replaces NAME.svg whole.
-  const std::string svg = figure.name + ".svg", drawing = figure.name + ".svg.drawing";
-  const Output out = run_shell(
-      fmt::format("cd {} && {} -e {} {}", shell_word(folder.string()), shell_word(gnuplot->program),
-                  shell_word("svg_file = '" + drawing + "'"), shell_word(figure.name + ".gp")));
+  // gnuplot draws into a folder of this run's own, and the drawing then replaces NAME.svg whole.
+  auto drawing_folder = private_folder(folder, figure.name);
+  if (!drawing_folder) return drawing_folder.error();
+  const fs::path drawing = drawing_folder->filename() / (figure.name + ".svg");
+  // The folder absolute and the script as ./NAME.gp: neither is read as an option.
+  const Output out = run_shell(fmt::format(
+      "cd {} && {} -e {} {}", shell_word(fs::absolute(folder).string()),
+      shell_word(gnuplot->program), shell_word("svg_file = " + gnuplot_string(drawing.string())),
+      shell_word("./" + figure.name + ".gp")));
   std::string drawn = read_text(folder / drawing);
-  fs::remove(folder / drawing, ec);
+  fs::remove_all(*drawing_folder, ec);
   if (out.exit_status != 0 || drawn.empty())
     return Error{fmt::format("gnuplot failed on {}: {}", (folder / (figure.name + ".gp")).string(),
                              out.text.empty() ? "(no output)" : out.text)};
-  return write_text(folder / svg, drawn);
+  return write_text(folder / (figure.name + ".svg"), drawn);
 }
 
 }  // namespace fa4::report

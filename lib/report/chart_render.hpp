@@ -20,8 +20,9 @@ Result<Gnuplot> find_gnuplot();
 
 // Writes NAME.gp and NAME.dat into `folder` (created when missing), each whole or not at all
 // (core/atomic_file.hpp), and, when `gnuplot` is given, runs it there to draw NAME.svg (into a
-// temporary file that then replaces NAME.svg the same way). The error names the file or gives
-// gnuplot's message.
+// new folder of this run's own, whose drawing then replaces NAME.svg the same way). Nothing is
+// written when a value is not finite (check_finite) or any of the three files is a link or a
+// folder (check_replaceable). The error names the file or gives gnuplot's message.
 Status write_figure(const std::filesystem::path& folder, const Figure& figure,
                     const Gnuplot* gnuplot);
 

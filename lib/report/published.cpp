@@ -10,6 +10,7 @@
 
 #include "core/json_keys.hpp"
 #include "core/sweep.hpp"
+#include "hw/loader.hpp"
 
 namespace fa4::report {
 namespace {
@@ -206,8 +207,32 @@ Result<PublishedFigure> parse_figure(const json& f, const Origins& origins, cons
     fig.role = *role;
   }
   fig.note = optional_string(f, "note");
+  fig.where = where;
   if (auto ok = parse_record_fields(f, origins, reasons, where, fig); !ok) return ok.error();
   return fig;
+}
+
+// Above the dense peak at the boost clock by more than this, a figure is wrong (the margin the
+// peer import allows, store/peer_records.cpp).
+constexpr double kPeakMargin = 1.10;
+
+Status check_against_model(const PublishedFigure& f, const std::vector<hw::Spec>& gpus) {
+  auto gpu = hw::find_spec(gpus, f.model_gpu());
+  if (!gpu)
+    return Error{fmt::format(
+        "{}/{}: {}; add its hardware model to the models folder, or give \"modeled_on\" the "
+        "model that stands for it",
+        f.where, f.modeled_on.empty() ? "gpu" : "modeled_on", gpu.error().message)};
+  const hw::Spec& spec = **gpu;
+  const double peak =
+      spec.peak_flops(f.shape.dtype) * spec.boost_clock_mhz / spec.peak_clock_mhz / 1e12;
+  if (f.tflops > peak * kPeakMargin)
+    return Error{fmt::format(
+        "{}/tflops: {:g} TFLOP/s is above the {} dense {} peak at its boost clock ({:.0f} "
+        "TFLOP/s) by more than {:.0f}%: no kernel beats the tensor cores; correct the figure or "
+        "its shape",
+        f.where, f.tflops, spec.id, to_string(f.shape.dtype), peak, 100 * (kPeakMargin - 1))};
+  return Ok{};
 }
 
 }  // namespace
@@ -275,6 +300,13 @@ Result<std::vector<PublishedFigure>> load_published_tree(const std::filesystem::
   if (!published) return published.error();
   all->insert(all->end(), published->begin(), published->end());
   return all;
+}
+
+Status check_against_models(const std::vector<PublishedFigure>& figures,
+                            const std::vector<hw::Spec>& gpus) {
+  for (const PublishedFigure& f : figures)
+    if (Status checked = check_against_model(f, gpus); !checked) return checked;
+  return Ok{};
 }
 
 double published_flops(const PublishedFigure& f) {

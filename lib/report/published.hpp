@@ -73,6 +73,7 @@ struct PublishedFigure {
   std::string modeled_on;                // hardware model for a GPU named by architecture, or ""
   std::string outside_bounds;            // why it is left out of the error bounds (the file's
                                          // reason it names), or ""
+  std::string where;                     // "data/published/x.json: /figures/3", for messages
   // The hardware model id the figure is modeled on: modeled_on, or its GPU.
   const std::string& model_gpu() const { return modeled_on.empty() ? gpu : modeled_on; }
 };
@@ -85,6 +86,12 @@ Result<std::vector<PublishedFigure>> load_published(const std::filesystem::path&
 Result<std::vector<PublishedFigure>> load_published_dir(const std::filesystem::path& dir);
 // The top-level files, then the published record (dir/record/*.json) when the folder has one.
 Result<std::vector<PublishedFigure>> load_published_tree(const std::filesystem::path& dir);
+
+// Ok, or the first figure whose GPU (or modeled_on) is none of the hardware models `gpus`, or whose
+// TFLOP/s exceed its model's dense tensor-core peak at the boost clock by more than 10% (no kernel
+// beats the tensor cores: the figure or its shape is wrong), named by its file and index.
+Status check_against_models(const std::vector<PublishedFigure>& figures,
+                            const std::vector<hw::Spec>& gpus);
 
 // --- The model beside each figure ---------------------------------------------------------
 

@@ -87,6 +87,26 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+// A roof or bandwidth that is not a finite positive number cannot be drawn: a hardware figure or a
+// measured ceiling out of range.
+Status check_finite_roofs(const hw::Spec& gpu, const RooflineBounds& b) {
+  const auto refused = [&](const std::string& what, double value, bool measured) {
+    return Error{fmt::format(
+        "the roofline of {}: {} is {:g}, not a finite positive number; {}", gpu.id, what, value,
+        measured ? fmt::format("the measured ceilings ({}) are out of range: measure them again",
+                               b.measured_from)
+                 : "the hardware model's figures are out of range: correct its file")};
+  };
+  if (!std::isfinite(b.hbm_tb_s) || b.hbm_tb_s <= 0)
+    return refused("the HBM bandwidth (TB/s)", b.hbm_tb_s, false);
+  if (!std::isfinite(b.measured_hbm_tb_s) || b.measured_hbm_tb_s < 0)
+    return refused("the measured HBM copy bandwidth (TB/s)", b.measured_hbm_tb_s, true);
+  for (const Roof& r : b.roofs)
+    if (!std::isfinite(r.tflops) || r.tflops <= 0)
+      return refused(fmt::format("the roof \"{}\" (TFLOP/s)", r.name), r.tflops, r.measured);
+  return Ok{};
+}
+
 }  // namespace
 
 std::vector<hw::MeasuredCeiling> measured_ceilings_of(const std::vector<hw::Spec>& specs,
@@ -126,6 +146,7 @@ Result<RooflineBounds> roofline_bounds(const hw::Spec& gpu, Pass pass,
   if (auto measured_gpu = hw::with_measured_ceilings(gpu, measured))
     for (std::int64_t d : headdims)
       if (auto s = add_attention_roofs(*measured_gpu, pass, d, true, b.roofs); !s) return s.error();
+  if (auto s = check_finite_roofs(gpu, b); !s) return s.error();
   return b;
 }
 

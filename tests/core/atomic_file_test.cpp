@@ -228,13 +228,17 @@ TEST_F(AtomicFile, PiecesAreWrittenInOrderAndAFailedProducerKeepsTheOldFile) {
   EXPECT_TRUE(strays(dir_, {"r.csv"}).empty());
 }
 
-TEST_F(AtomicFile, ASymbolicLinkStaysALinkToTheNewText) {
+TEST_F(AtomicFile, ASymbolicLinkIsRefusedAndWhatItPointsToKept) {
   fs::create_directories(dir_ / "real");
   put_file(dir_ / "real/r.md", "old");
   fs::create_symlink("real/r.md", dir_ / "link.md");
-  ASSERT_TRUE(write_file_atomically(dir_ / "link.md", "new"));
+  const auto refused = write_file_atomically(dir_ / "link.md", "new");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("it is a symbolic link (to real/r.md)"),
+            std::string::npos)
+      << refused.error().message;
   EXPECT_TRUE(fs::is_symlink(dir_ / "link.md"));
-  EXPECT_EQ(read_file(dir_ / "real/r.md"), "new");
+  EXPECT_EQ(read_file(dir_ / "real/r.md"), "old");
 }
 
 TEST_F(AtomicFile, MissingFoldersAreAnErrorOrCreatedWhenAsked) {
