@@ -261,8 +261,9 @@ Result<Spec> load_spec(const fs::path& file) {
 Result<std::vector<Spec>> load_all_specs(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    return Error{fmt::format("{}: {}; expected the folder of hardware models (models/*.json)",
-                             printable(dir.string()), ec ? ec.message() : "not a folder")};
+    return Error{fmt::format("{}: not a folder; expected the folder of hardware models "
+                             "(models/*.json)",
+                             printable(dir.string()))};
   // Every *.json entry, whatever it is: read_regular_file refuses a link that loops or leads to
   // something other than a regular file, with its name.
   std::vector<fs::path> files;
