@@ -48,6 +48,7 @@ double datasheet_per_sm_per_clk(const hw::Spec* gpu, bench::CeilingUnit unit) {
     case bench::CeilingUnit::smem_read:
       return gpu->per_sm.smem_bytes_per_clk;
     case bench::CeilingUnit::hbm_copy:
+    case bench::CeilingUnit::hbm_read:
       return 0;
   }
   return 0;
@@ -91,7 +92,7 @@ void run_ceilings(const Context& ctx, const CeilingsOptions& o) {
     const double sheet = datasheet_per_sm_per_clk(gpu, unit);
     const std::string ratio =
         sheet > 0 && r.per_sm_per_clk > 0 ? fmt::format("{:.3f}", r.per_sm_per_clk / sheet)
-        : unit == bench::CeilingUnit::hbm_copy && gpu
+        : (unit == bench::CeilingUnit::hbm_copy || unit == bench::CeilingUnit::hbm_read) && gpu
             ? fmt::format("{:.3f}", r.value * 1e12 / gpu->hbm_bytes_per_s)
             : "-";
     fmt::print("{:<14} {:>10.2f} {:<8} {:>12.1f} {:>10.1f} {:>8}  {}\n", bench::to_string(unit),
@@ -135,7 +136,7 @@ void setup(CLI::App& app, Context& ctx) {
                   "and record them for --ceilings measured");
   c->add_option("--unit", o->units,
                 "Units to measure (default all): wgmma_bf16, mma_sync_bf16, gemm_bf16, "
-                "mufu_ex2, fma_fp32, smem_read, hbm_copy")
+                "mufu_ex2, fma_fp32, smem_read, hbm_copy, hbm_read")
       ->delimiter(',');
   c->add_option("--samples", o->samples, "Timed launches per probe (after one warm-up)");
   c->callback([&ctx, o] { ceilings(ctx, *o); });

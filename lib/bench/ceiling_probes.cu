@@ -36,6 +36,8 @@ Result<Probe> make_probe(CeilingUnit unit, const DeviceInfo& device) {
       return ceiling_detail::make_smem_read_probe(device);
     case CeilingUnit::hbm_copy:
       return ceiling_detail::make_hbm_copy_probe(device);
+    case CeilingUnit::hbm_read:
+      return ceiling_detail::make_hbm_read_probe(device);
   }
   return Error{"unknown ceiling unit " + std::to_string(int(unit))};
 }
@@ -80,6 +82,8 @@ std::string_view to_string(CeilingUnit unit) {
       return "smem_read";
     case CeilingUnit::hbm_copy:
       return "hbm_copy";
+    case CeilingUnit::hbm_read:
+      return "hbm_read";
   }
   return "unknown";
 }
@@ -87,7 +91,7 @@ std::string_view to_string(CeilingUnit unit) {
 std::vector<CeilingUnit> all_ceiling_units() {
   return {CeilingUnit::mma_sync_bf16, CeilingUnit::wgmma_bf16, CeilingUnit::gemm_bf16,
           CeilingUnit::mufu_ex2,      CeilingUnit::fma_fp32,   CeilingUnit::smem_read,
-          CeilingUnit::hbm_copy};
+          CeilingUnit::hbm_copy,      CeilingUnit::hbm_read};
 }
 
 Result<CeilingResult> measure_ceiling(CeilingUnit unit, int samples,

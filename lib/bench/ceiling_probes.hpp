@@ -1,6 +1,6 @@
 // Unit-ceiling microbenchmarks: the measured rate of each unit the analytic model names (tensor
 // cores through mma.sync, through wgmma and through a cuBLAS GEMM, the MUFU ex2 unit, the FP32 FMA pipe, shared-memory
-// reads, device-memory copy), each by one small kernel that keeps that unit and nothing else
+// reads, device-memory copy and read-only stream), each by one small kernel that keeps that unit and nothing else
 // busy. The kernels and what each expects are described in ceiling_probes_compute.cu,
 // wgmma_probe.cu and ceiling_probes_memory.cu; the timing is in ceiling_probes.cu.
 #pragma once
@@ -21,21 +21,24 @@ enum class CeilingUnit {
   mufu_ex2,
   fma_fp32,
   smem_read,
-  hbm_copy
+  hbm_copy,
+  hbm_read
 };
 
-// "mma_sync_bf16", "wgmma_bf16", "gemm_bf16", "mufu_ex2", "fma_fp32", "smem_read", "hbm_copy".
+// "mma_sync_bf16", "wgmma_bf16", "gemm_bf16", "mufu_ex2", "fma_fp32", "smem_read", "hbm_copy",
+// "hbm_read".
 std::string_view to_string(CeilingUnit unit);
 
 struct CeilingResult {
   CeilingUnit unit{};
   // In `value_unit`: "TFLOP/s" for the matrix probes and for FMA (2 FLOP per FMA lane),
-  // "Tops/s" for ex2 (results per second / 1e12), "TB/s" for smem (bytes read) and for the copy
-  // (bytes read + bytes written).
+  // "Tops/s" for ex2 (results per second / 1e12), "TB/s" for smem (bytes read), for the copy
+  // (bytes read + bytes written) and for the read-only stream (bytes read).
   double value = 0;
   std::string value_unit;
   // `value` per SM per clock at `sm_clock_mhz`: FLOP/clk/SM (matrix probes), ex2/clk/SM,
-  // FMA lanes/clk/SM, bytes/clk/SM (smem). 0 for hbm_copy, and 0 when sm_clock_mhz <= 0.
+  // FMA lanes/clk/SM, bytes/clk/SM (smem). 0 for hbm_copy and hbm_read, and 0 when
+  // sm_clock_mhz <= 0.
   double per_sm_per_clk = 0;
   double sm_clock_mhz = 0;        // the clock used for that conversion, read after the samples
   double median_s = 0;            // median time of one probe launch

@@ -38,5 +38,6 @@ Result<Probe> make_wgmma_probe(const DeviceInfo& device);
 Result<Probe> make_gemm_probe(const DeviceInfo& device);
 Result<Probe> make_smem_read_probe(const DeviceInfo& device);
 Result<Probe> make_hbm_copy_probe(const DeviceInfo& device);
+Result<Probe> make_hbm_read_probe(const DeviceInfo& device);
 
 }  // namespace fa4::bench::ceiling_detail

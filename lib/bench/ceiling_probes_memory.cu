@@ -1,4 +1,4 @@
-// The memory probes: shared-memory reads and a device-memory copy.
+// The memory probes: shared-memory reads, a device-memory copy and a device-memory read.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -89,6 +89,40 @@ __global__ void __launch_bounds__(kCopyThreads)
   for (; i < count; i += stride) target[i] = source[i];
 }
 
+// ---- device-memory read ------------------------------------------------------------------
+
+constexpr std::size_t kReadBytes = std::size_t{2} << 30;  // 34x the H200's L2
+constexpr int kReadUnroll = 8;                            // independent 16-byte loads in flight
+
+// Measures: device-memory (HBM) bandwidth of a read-only stream, bytes read per second: what
+// decode attention does (it reads the KV cache and writes almost nothing), which a copy's
+// read-write turnarounds understate (lib/kernels/decode/NOTES.md: on the lent H200 cuDNN's decode
+// read 4.58 TB/s where the copy measured 3.87).
+// Launch: 4 blocks of 512 threads per SM; a grid-stride loop over 2 GiB of 16-byte elements, 8
+// loads (LDG.128) issued before they are XORed into one accumulator per thread, which ends in a
+// sink (so no load can be dropped). Source filled with nonzero bytes once.
+// Expected: about 4.5 TB/s on an H200 (4.8 datasheet).
+__global__ void __launch_bounds__(kCopyThreads)
+    hbm_read_kernel(const uint4* __restrict__ source, std::size_t count, std::uint32_t* sink) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (; i + (kReadUnroll - 1) * stride < count; i += kReadUnroll * stride) {
+    uint4 v[kReadUnroll];
+#pragma unroll
+    for (int u = 0; u < kReadUnroll; ++u) v[u] = source[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kReadUnroll; ++u) {
+      acc.x ^= v[u].x;
+      acc.y ^= v[u].y;
+      acc.z ^= v[u].z;
+      acc.w ^= v[u].w;
+    }
+  }
+  for (; i < count; i += stride) acc.x ^= source[i].x ^ source[i].y ^ source[i].z ^ source[i].w;
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = acc.x ^ acc.y ^ acc.z ^ acc.w;
+}
+
 }  // namespace
 
 Result<Probe> make_smem_read_probe(const DeviceInfo& device) {
@@ -143,6 +177,36 @@ Result<Probe> make_hbm_copy_probe(const DeviceInfo& device) {
       "grid-stride copy kernel, 16-byte loads and stores (4 in flight per thread), "
       "2 x 1 GiB buffers, " +
       std::to_string(kCopyThreads * kCopyBlocksPerSm) + " threads/SM; bytes read + written";
+  return Result<Probe>(std::move(probe));
+}
+
+Result<Probe> make_hbm_read_probe(const DeviceInfo& device) {
+  Result<DeviceBuffer> source = DeviceBuffer::allocate(kReadBytes);
+  if (!source) return source.error();
+  if (Status s =
+          kernels::cuda_status(cudaMemset(source->get(), 0x3c, kReadBytes), "filling the source");
+      !s)
+    return s.error();
+  const int blocks = device.multiprocessors * kCopyBlocksPerSm;
+  Result<DeviceBuffer> sink =
+      DeviceBuffer::allocate(std::size_t(blocks) * kCopyThreads * sizeof(std::uint32_t));
+  if (!sink) return sink.error();
+  Probe probe;
+  const auto* source_pointer = static_cast<const uint4*>(source->get());
+  auto* sink_pointer = static_cast<std::uint32_t*>(sink->get());
+  probe.launch = [=] {
+    hbm_read_kernel<<<blocks, kCopyThreads>>>(source_pointer, kReadBytes / sizeof(uint4),
+                                              sink_pointer);
+    return kernels::cuda_status(cudaGetLastError(), "launching the kernel");
+  };
+  probe.buffers.push_back(std::move(*source));
+  probe.buffers.push_back(std::move(*sink));
+  probe.work = double(kReadBytes);
+  probe.per_clk_work = 0;
+  probe.value_unit = "TB/s";
+  probe.method = "grid-stride read kernel, 16-byte loads (8 in flight per thread) XORed into a "
+                 "sink, 2 GiB buffer, " +
+                 std::to_string(kCopyThreads * kCopyBlocksPerSm) + " threads/SM; bytes read";
   return Result<Probe>(std::move(probe));
 }
 
