@@ -3,16 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "core/fa2_bwd_tiles.hpp"
 #include "core/fa3_tiles.hpp"
+#include "model/profiles.hpp"
 
 namespace fa4::orchestration {
 namespace {
 
 using model::Algorithm;
-using model::DqAdd;
 
 // Our fa2 takes 64-key blocks at every head dim (lib/kernels/fa2.cu: 128 at hd64 spilled); the
 // model's FA2 takes FA2's own 128 at hd64 (64 above, as ours).
@@ -88,26 +87,6 @@ constexpr std::string_view kBwdOneStage =
 constexpr std::string_view kBwdNoPersistent =
     "fa3_bwd: the model has no term for a persistent grid alone";
 
-// The backward variants the model tells apart (Options::deterministic, lab_fa3_backward,
-// lab_fa2_backward): fa2_bwd's own dQ reductions, fa2_bwd_deterministic's dQ slots summed in
-// order; fa3_bwd's own Hopper schedule, with dQ added by bulk reduce-adds from a staging tile or,
-// in fa3_bwd_atomics, by atomics from registers.
-struct BackwardVariant {
-  std::string_view kernel;
-  bool deterministic = false;
-  std::optional<DqAdd> lab_fa3_backward;
-  bool lab_fa2_backward = false;
-};
-const BackwardVariant kBackwardVariants[] = {
-    {"fa2_bwd", false, std::nullopt, true},
-    {"fa2_bwd_deterministic", true, std::nullopt, true},
-    {"fa3_bwd", false, DqAdd::tensor_reduce},
-    {"fa3_bwd_atomics", false, DqAdd::atomics},
-    {"fa3_bwd_no_overlap", false, DqAdd::tensor_reduce},
-    {"fa3_bwd_one_stage", false, DqAdd::tensor_reduce},
-    {"fa3_bwd_no_persistent", false, DqAdd::tensor_reduce},
-};
-
 constexpr Pass kFwd = Pass::fwd;
 constexpr Pass kBwd = Pass::bwd;
 constexpr std::span<const ForcedTile> kModelsTile;  // the model's own tile for the algorithm
@@ -163,19 +142,15 @@ model::Options model_options(const KernelModel& kernel, const AttnShape& shape) 
   model::Options options;
   options.algorithm = kernel.algorithm;
   options.pass = kernel.pass;
-  for (const BackwardVariant& variant : kBackwardVariants)
-    if (variant.kernel == kernel.kernel) {
-      options.deterministic = variant.deterministic;
-      options.lab_fa3_backward = variant.lab_fa3_backward;
-      options.lab_fa2_backward = variant.lab_fa2_backward;
-    }
   for (const ForcedTile& forced : kernel.tiles)
     if (forced.headdim == shape.headdim) options.tile = forced.tile;
   if (kernel.algorithm == Algorithm::fa4) {
     options.exp_emulation = shape.headdim <= kSoftwareExp2MaxHeaddim ? kernel.exp_emulation : 0.0;
     options.conditional_rescale = shape.seqlen_k >= kernel.conditional_rescale_from_seqlen_k;
   }
-  return options;
+  // The backward variants' own terms (dQ added in order, the lab's Hopper schedules): the
+  // model's profile rows named after the kernel.
+  return model::with_kernel_profile(kernel.kernel, shape, options);
 }
 
 }  // namespace fa4::orchestration
