@@ -68,7 +68,8 @@ ParsedFile parse_file(const std::string& path, const Context& ctx,
   return parsed;
 }
 
-void record(store::Store& db, const std::string& path, const ParsedFile& parsed) {
+void record(store::Store& db, const std::string& path, const ParsedFile& parsed,
+            const std::string& models_dir) {
   if (parsed.is_published) {
     take(db.record_published(parsed.published));
     fmt::print("{}: {} recorded (a figure imported before is replaced)\n", path,
@@ -79,6 +80,12 @@ void record(store::Store& db, const std::string& path, const ParsedFile& parsed)
   fmt::print("{}: {} added in {}, {} already present\n", path,
              count_noun(counts.added, "measurement"), count_noun(counts.runs, "new run"),
              counts.already_present);
+  for (const store::ImportedRun& run : parsed.peer_runs)
+    for (const std::string& device : run.unknown_devices)
+      fmt::print(stderr,
+                 "warning: {}: device '{}' matches no hardware model's device_names in {}: its "
+                 "measurements are stored with their TFLOP/s checked against no peak\n",
+                 path, device, models_dir);
 }
 
 void run_import(const Context& ctx, const ImportOptions& o) {
@@ -100,7 +107,7 @@ void run_import(const Context& ctx, const ImportOptions& o) {
     const ParsedFile parsed = parse_file(path, ctx, specs);
     if (!db) db.emplace(open_store(ctx));
     progress.clear();  // each file's line goes above it
-    record(*db, path, parsed);
+    record(*db, path, parsed, ctx.models_dir);
     progress.advance();
   }
 }

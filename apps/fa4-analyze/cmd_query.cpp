@@ -2,6 +2,8 @@
 // aligned table, CSV or JSON. Writes are refused; SCHEMA.md in lib/store lists the tables.
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 
 #include "context.hpp"
@@ -17,11 +19,39 @@ namespace {
 
 // Rows printed unless --limit says otherwise: a screenful or two, not a whole database.
 constexpr std::size_t kDefaultRowLimit = 1000;
+// Seconds a statement may run unless --timeout says otherwise: a query over a 1.2 GB database
+// takes seconds, a recursive one that never ends would run forever.
+constexpr std::int64_t kDefaultTimeoutS = 60;
+
+// CLI11 would read -1 into --limit as the largest count there is.
+const CLI::Validator kNotNegative(
+    [](const std::string& text) -> std::string {
+      return text.starts_with('-') ? fmt::format("'{}' is negative: give 0 or more", text) : "";
+    },
+    "N >= 0");
 
 struct QueryOptions {
   std::string sql;
   std::string format = "table";
-  std::size_t limit = kDefaultRowLimit;  // 0: every row
+  std::size_t limit = kDefaultRowLimit;       // 0: every row
+  std::int64_t timeout_s = kDefaultTimeoutS;  // 0: none
+};
+
+// Whether the query has run past --timeout, once asked after it has.
+class Deadline {
+ public:
+  explicit Deadline(std::int64_t seconds)
+      : seconds_(seconds), at_(std::chrono::steady_clock::now() + std::chrono::seconds(seconds)) {}
+  bool passed() {
+    passed_ = passed_ || (seconds_ > 0 && std::chrono::steady_clock::now() >= at_);
+    return passed_;
+  }
+  bool has_passed() const { return passed_; }
+
+ private:
+  std::int64_t seconds_;
+  std::chrono::steady_clock::time_point at_;
+  bool passed_ = false;
 };
 
 // Prints the rows as they come: CSV and JSON a row at a time; the aligned table, which needs
@@ -60,7 +90,8 @@ void run_query(const Context& ctx, const QueryOptions& o) {
   RowPrinter printer(format);
   std::size_t rows = 0;
   bool more = false;  // a row beyond --limit exists
-  take(db.query_rows(
+  Deadline deadline(o.timeout_s);
+  const Status done = db.query_rows(
       o.sql, [&](std::vector<std::string> names) { printer.columns(std::move(names)); },
       [&](std::vector<store::Value> cells) {
         if (o.limit > 0 && rows == o.limit) {
@@ -70,7 +101,14 @@ void run_query(const Context& ctx, const QueryOptions& o) {
         printer.row(std::move(cells));
         ++rows;
         return true;
-      }));
+      },
+      [&] { return deadline.passed(); });
+  if (!done && deadline.has_passed())
+    throw UserError(fmt::format(
+        "query stopped after {} s, its time limit (--timeout {}): narrow the query, or pass "
+        "--timeout S for a longer limit (--timeout 0: none)",
+        o.timeout_s, o.timeout_s));
+  take(done);
   printer.finish();
   if (more)
     fmt::print(stderr,
@@ -92,7 +130,12 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_option("--limit", o->limit,
                 "Rows printed at most (default 1000; 0: all). csv and json print rows as they "
                 "come; the aligned table holds the rows it prints")
-      ->check(kDecimalInteger);
+      ->check(kDecimalInteger)
+      ->check(kNotNegative);
+  c->add_option("--timeout", o->timeout_s,
+                "Seconds the statement may run before it is stopped (default 60; 0: no limit)")
+      ->check(kDecimalInteger)
+      ->check(kNotNegative);
   c->callback([&ctx, o] { run_query(ctx, *o); });
 }
 

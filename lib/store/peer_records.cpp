@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/json_keys.hpp"
+#include "core/printable.hpp"
 #include "hw/loader.hpp"
 
 namespace fa4::store {
@@ -115,17 +118,82 @@ void check_statistics(const Measurement& m) {
 // covers the event timer's resolution on short kernels (about 0.5 us of a 5-10 us kernel).
 constexpr double kPeakMargin = 1.10;
 
-void check_against_peak(const Measurement& m, const std::vector<hw::Spec>& specs) {
-  const hw::Spec* gpu = hw::match_device_name(specs, m.device);
-  if (!gpu || m.status != MeasurementStatus::ok) return;
+void check_against_peak(const Measurement& m, const hw::Spec& gpu) {
+  if (m.status != MeasurementStatus::ok) return;
   const double peak =
-      gpu->peak_flops(m.shape.dtype) * gpu->boost_clock_mhz / gpu->peak_clock_mhz / 1e12;
+      gpu.peak_flops(m.shape.dtype) * gpu.boost_clock_mhz / gpu.peak_clock_mhz / 1e12;
   if (m.tflops > peak * kPeakMargin)
     throw FieldError{fmt::format(
         "median_s = {:g} s gives {:.4g} TFLOP/s for {} {}, above the {} dense {} peak at its "
         "boost clock ({:.0f} TFLOP/s) by more than {:.0f}%: the time or the shape is wrong",
-        m.median_s, m.tflops, describe(m.shape), to_string(m.pass), gpu->name,
+        m.median_s, m.tflops, describe(m.shape), to_string(m.pass), gpu.name,
         to_string(m.shape.dtype), peak, 100 * (kPeakMargin - 1))};
+}
+
+// `name` with its spaces trimmed and each run of them made one: "NVIDIA  H200 " -> "NVIDIA H200".
+std::string single_spaced(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    if (c != ' ')
+      out += c;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return std::ranges::equal(a, b, [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// The model whose device names hold `device` in any case and spacing ("nvidia h200 " is an
+// H200), with `device` rewritten in the model's spelling so that the report finds it; nullptr for
+// a device no model knows, whose name is stored single-spaced.
+const hw::Spec* known_device(const std::vector<hw::Spec>& specs, std::string& device) {
+  device = single_spaced(device);
+  if (device.empty()) throw FieldError{"\"device\" must name the GPU; it holds only spaces"};
+  for (const hw::Spec& spec : specs) {
+    for (const std::string& name : spec.device_names) {
+      if (!equal_ignoring_case(single_spaced(name), device)) continue;
+      device = name;
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+// A JSON pointer's reference token: "~" and "/" escaped as RFC 6901 says.
+std::string pointer_token(std::string_view key) {
+  std::string token;
+  for (const char c : key) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return token;
+}
+
+// Every string of the record, and every key, is one line of printable text: they reach terminals,
+// the report and its gnuplot scripts, where a newline ends a command and starts another.
+void refuse_control_characters(const json& node, const std::string& pointer) {
+  if (node.is_string()) {
+    const std::string& text = node.get_ref<const std::string&>();
+    if (const auto at = find_control_character(text))
+      throw FieldError{fmt::format(
+          "{} holds a control character at byte {} (\"{}\"): write each field as one line of "
+          "printable text",
+          pointer, *at, printable(text))};
+  } else if (node.is_object()) {
+    for (const auto& [key, value] : node.items()) {
+      if (find_control_character(key))
+        throw FieldError{fmt::format("{} holds a key with a control character (\"{}\")",
+                                     pointer.empty() ? "the record" : pointer, printable(key))};
+      refuse_control_characters(value, pointer + "/" + pointer_token(key));
+    }
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      refuse_control_characters(node[i], fmt::format("{}/{}", pointer, i));
+  }
 }
 
 // The keys of a fa4-peer/1 record (scripts/peers/peer_common.py, RECORD_KEYS) and of its shape:
@@ -184,15 +252,16 @@ Measurement parse_measurement(const json& r, const std::string& run) {
   return m;
 }
 
-RunInfo run_info(const json& r, const std::string& run, const std::string& origin,
-                 const std::string& command_line) {
+// `device`: the record's device, as known_device spells it.
+RunInfo run_info(const json& r, const std::string& run, const std::string& device,
+                 const std::string& origin, const std::string& command_line) {
   RunInfo info;
   info.kind = RunKind::import;
   info.revision = text_or_empty(r, "revision");
   if (info.revision.empty()) info.revision = "unknown";
   info.host = text_or_empty(r, "host");
   info.command_line = command_line;
-  info.device = text(r, "device");
+  info.device = device;
   info.driver = text_or_empty(r, "driver");
   info.cuda_version = text_or_empty(r, "cuda");
   info.notes = fmt::format("peer run {} measured at {} ({}); imported from {}", run,
@@ -218,16 +287,22 @@ Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std:
         throw FieldError{*duplicate};
       if (!record.is_object()) throw FieldError{"a record must be a JSON object"};
       refuse_unknown_keys(record);
+      refuse_control_characters(record, "");
       const std::string schema = text(record, "schema");
       if (schema != "fa4-peer/1")
         throw FieldError{
             fmt::format("\"schema\" is \"{}\"; this version reads \"fa4-peer/1\"", schema)};
       const std::string run = text(record, "run");
       Measurement m = parse_measurement(record, run);
-      check_against_peak(m, specs);
+      const hw::Spec* gpu = known_device(specs, m.device);
+      if (gpu) check_against_peak(m, *gpu);
       auto [at, inserted] = run_index.try_emplace(run, runs.size());
-      if (inserted) runs.push_back({run_info(record, run, origin, command_line), {}});
-      runs[at->second].measurements.push_back(std::move(m));
+      if (inserted) runs.push_back({run_info(record, run, m.device, origin, command_line), {}});
+      ImportedRun& imported = runs[at->second];
+      if (!gpu &&
+          std::ranges::find(imported.unknown_devices, m.device) == imported.unknown_devices.end())
+        imported.unknown_devices.push_back(m.device);
+      imported.measurements.push_back(std::move(m));
     } catch (const json::exception& e) {
       return Error{fmt::format("{}:{}: not valid JSON ({}); nothing was imported", origin, number,
                                e.what())};

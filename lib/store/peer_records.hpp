@@ -18,9 +18,12 @@ namespace fa4::store {
 // time with this project's FLOP convention. Errors name `origin`, the line number and the field.
 // `command_line` is stored on each run; its notes say the peer's versions and `origin`.
 // A record whose statistics contradict themselves (a median outside [min, max]...) or whose
-// TFLOP/s exceed the dense peak of its device's model in `specs` (matched by device name) by
-// more than 10% is refused with its line, as is a key the schema does not have or a key given
-// twice in one object (with its JSON pointer).
+// TFLOP/s exceed the dense peak of its device's model in `specs` by more than 10% is refused with
+// its line, as is a key the schema does not have, a key given twice in one object or a string
+// holding a control character (a newline, a NUL...: each with its JSON pointer). The device is
+// matched to a model's device names in any case and spacing ("nvidia  h200 ") and stored in the
+// model's spelling; one no model knows is stored single-spaced, unchecked, and listed in its
+// run's unknown_devices.
 Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std::string& origin,
                                                     const std::string& command_line,
                                                     const std::vector<hw::Spec>& specs);

@@ -11,6 +11,41 @@ Error sqlite_error(sqlite3* db, std::string_view what) {
   return Error{fmt::format("{}: {}", what, sqlite3_errmsg(db))};
 }
 
+namespace {
+
+// What no connection of the tool needs, switched off on each, since a database's contents and the
+// SQL of `query` may be hostile: fts3_tokenizer taking a pointer to call (and so any address),
+// loading a library, writing the schema by hand (writable_schema, the defensive flag), functions
+// with side effects run from the database's own views, triggers and defaults (trusted_schema).
+Status harden(sqlite3* db, const std::string& path) {
+  struct Setting {
+    int option;
+    int value;
+    const char* name;
+  };
+  constexpr Setting kSettings[] = {
+      {SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, "SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER"},
+      {SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, "SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION"},
+      {SQLITE_DBCONFIG_DEFENSIVE, 1, "SQLITE_DBCONFIG_DEFENSIVE"},
+      {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "SQLITE_DBCONFIG_TRUSTED_SCHEMA"},
+  };
+  for (const Setting& setting : kSettings) {
+    int now = -1;
+    if (sqlite3_db_config(db, setting.option, setting.value, &now) != SQLITE_OK ||
+        now != setting.value) {
+      return Error{fmt::format(
+          "cannot open {}: SQLite {} cannot set {} to {}; build fa4-analyze with SQLite 3.31 or "
+          "newer",
+          path, sqlite3_libversion(), setting.name, setting.value)};
+    }
+  }
+  // The store never attaches other files, and query() must not make it.
+  sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+  return Ok{};
+}
+
+}  // namespace
+
 Result<Db> open_db(const std::string& path, int flags) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
@@ -20,6 +55,7 @@ Result<Db> open_db(const std::string& path, int flags) {
         fmt::format("cannot open {}: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc))};
   }
   sqlite3_extended_result_codes(db.get(), 1);
+  if (auto hardened = harden(db.get(), path); !hardened) return hardened.error();
   return db;
 }
 

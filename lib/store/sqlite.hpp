@@ -19,7 +19,9 @@ struct CloseDb {
 };
 using Db = std::unique_ptr<sqlite3, CloseDb>;
 
-// Opens `path` with sqlite3_open_v2 `flags`; extended result codes on.
+// Opens `path` with sqlite3_open_v2 `flags`; extended result codes on; what the tool never needs
+// off (fts3_tokenizer's pointers, extension loading, schema writes, ATTACH, side effects from the
+// database's own schema: sqlite.cpp, harden).
 Result<Db> open_db(const std::string& path, int flags);
 
 // Runs one or more statements that return no rows.

@@ -125,6 +125,9 @@ struct Measurement {
 struct ImportedRun {
   RunInfo info;  // kind import
   std::vector<Measurement> measurements;
+  // The devices of its measurements that no hardware model knows: their TFLOP/s were checked
+  // against no peak (the importer warns).
+  std::vector<std::string> unknown_devices;
 };
 
 struct ImportCounts {
@@ -277,13 +280,18 @@ class Store {
   // Every run, oldest first, with its counts of predictions and measurements.
   Result<std::vector<RunRow>> list_runs() const;
   // Runs one read-only statement that returns rows. Statements that would write (DROP, INSERT,
-  // ...) or change the connection (BEGIN, ATTACH, PRAGMA x = y) are refused.
+  // ...) or change the connection (BEGIN, ATTACH, PRAGMA x = y) are refused, as are reads of
+  // anything but the tool's tables and views (and SQLite's catalogue, PRAGMA and JSON table
+  // functions) and the functions no read needs (fts3_tokenizer, load_extension).
   Result<QueryResult> query(std::string_view sql) const;
   // The same statement's rows one at a time, in bounded memory: its column names first, then
-  // each row until the rows end or `on_row` returns false.
+  // each row until the rows end or `on_row` returns false. `interrupt`, when given, is asked now
+  // and then while the statement runs (every thousand or so of its steps); true stops it with an
+  // error.
   Status query_rows(std::string_view sql,
                     const std::function<void(std::vector<std::string>)>& on_columns,
-                    const std::function<bool(std::vector<Value>)>& on_row) const;
+                    const std::function<bool(std::vector<Value>)>& on_row,
+                    const std::function<bool()>& interrupt = {}) const;
   // The latest run's predictions for each (gpu, algorithm, pass, shape), ordered by gpu,
   // algorithm, pass, dtype, causal, head dims, batch, heads and sequence lengths.
   Result<std::vector<ReportRow>> predictions_for_report() const;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "store/migrations.hpp"
+#include "store/schema_objects.hpp"
 #include "store/store.hpp"
 
 namespace fa4::store {
@@ -223,13 +224,33 @@ Result<IntegrityCheck> integrity_of(sqlite3* db, const std::string& path,
                              findings.size() == 1 ? "" : "s", findings.front()));
 }
 
+// One read transaction for as long as it lives, so that what is read together (the schema
+// objects and the schema version) comes from one state of a file another process may be migrating.
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(sqlite3* db) : db_(db) {
+    began_ = sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+  ~ReadSnapshot() {
+    if (began_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+
+ private:
+  sqlite3* db_;
+  bool began_ = false;
+};
+
 // Reads only: the number of schema objects and the schema version of a file that is ours, or why
-// it is not (another program's database, or a newer fa4-analyze's).
+// it is not (another program's database, a newer fa4-analyze's, or one whose schema holds
+// objects fa4-analyze did not create: schema_objects.hpp).
 struct SchemaState {
   std::int64_t objects = 0;
   int version = 0;
 };
-Result<SchemaState> schema_state(sqlite3* db, const std::string& path, const OpenOptions& options) {
+Result<SchemaState> read_schema_state(sqlite3* db, const std::string& path,
+                                      const OpenOptions& options) {
   auto objects = count_schema_objects(db);
   if (!objects) return open_failure(db, path, objects.error(), options);
   auto version = read_schema_version(db);
@@ -247,7 +268,25 @@ Result<SchemaState> schema_state(sqlite3* db, const std::string& path, const Ope
         "another --db",
         path, from, latest_schema_version())};
   }
+  if (from > 0) {
+    auto found = read_schema_objects(db);
+    if (!found) return open_failure(db, path, found.error(), options);
+    const std::string_view nothing_done =
+        options.read_only ? "nothing was read" : "nothing was written";
+    if (auto ours = check_schema_objects(*found, path, from, nothing_done); !ours)
+      return ours.error();
+  }
   return SchemaState{*objects, from};
+}
+
+// read_schema_state in one snapshot; `busy`: whether a failure was another connection's lock
+// (judged before the snapshot's end replaces the connection's error code).
+Result<SchemaState> schema_state(sqlite3* db, const std::string& path, const OpenOptions& options,
+                                 bool& busy) {
+  ReadSnapshot snapshot(db);
+  auto state = read_schema_state(db, path, options);
+  if (!state) busy = failed_busy(db);
+  return state;
 }
 
 // SQLite's URI for reading `path`: read-only, or immutable as well, for a folder where SQLite
@@ -289,13 +328,9 @@ Result<Reader> open_reader(const std::string& path, const OpenOptions& options, 
     if (!opened) return opened.error();
     Db db = std::move(opened).value();
     sqlite3_busy_timeout(db.get(), static_cast<int>(options.busy_timeout.count()));
-    sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
     if (!immutable && !count_schema_objects(db.get()) && cannot_create_shm(db.get())) continue;
-    auto state = schema_state(db.get(), path, options);
-    if (!state) {
-      busy = failed_busy(db.get());
-      return state.error();
-    }
+    auto state = schema_state(db.get(), path, options, busy);
+    if (!state) return state.error();
     if (state->version == latest_schema_version()) return Reader{std::move(db)};
     if (writable) return Reader{nullptr, true};
     return Error{fmt::format(
@@ -332,15 +367,10 @@ Result<Store> Store::open_once(const std::string& path, const OpenOptions& optio
   if (!opened) return opened.error();
   Db db = std::move(opened).value();
   sqlite3_busy_timeout(db.get(), static_cast<int>(options.busy_timeout.count()));
-  // The store never attaches other files, and query() must not create them.
-  sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
 
   // Reads only, until the file is known to be ours and whole.
-  auto state = schema_state(db.get(), path, options);
-  if (!state) {
-    busy = failed_busy(db.get());
-    return state.error();
-  }
+  auto state = schema_state(db.get(), path, options, busy);
+  if (!state) return state.error();
   if (state->objects > 0) {
     if (auto whole = integrity_of(db.get(), path, options, std::nullopt); !whole) {
       busy = failed_busy(db.get());

@@ -2,10 +2,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
+#include "store/migrations.hpp"
 #include "store/problem_columns.hpp"
+#include "store/schema_objects.hpp"
 #include "store/store.hpp"
 
 namespace fa4::store {
@@ -46,6 +49,99 @@ class QueryOnly {
 
  private:
   sqlite3* db_;
+};
+
+// Functions a read never needs that a hostile query could misuse: fts3_tokenizer hands out a
+// library address and takes one to call; load_extension loads a library.
+constexpr std::array<std::string_view, 2> kRefusedFunctions = {"fts3_tokenizer", "load_extension"};
+
+// Besides the tool's own tables: SQLite's catalogue and the table-valued functions a read may use
+// (PRAGMA's, whose pragma SQLite authorizes separately, and JSON's).
+bool is_readable_builtin(std::string_view table) {
+  return table == "sqlite_master" || table == "sqlite_schema" || table == "sqlite_temp_master" ||
+         table == "sqlite_temp_schema" || table.starts_with("pragma_") || table == "json_each" ||
+         table == "json_tree";
+}
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         sqlite3_strnicmp(a.data(), b.data(), static_cast<int>(a.size())) == 0;
+}
+
+// What a query may read and call, judged as SQLite compiles it (sqlite3_set_authorizer): reads of
+// the tool's tables and views and of the built-ins above, any function but the refused ones. Writes
+// are left to the read-only check, which says so in its own words. `refusal` holds why the last
+// statement was refused.
+class ReadAuthorizer {
+ public:
+  explicit ReadAuthorizer(sqlite3* db) : db_(db) {
+    for (const SchemaObject& object : expected_schema_objects(latest_schema_version()))
+      if (object.type == "table" || object.type == "view") tables_.push_back(object.name);
+    sqlite3_set_authorizer(db_, &ReadAuthorizer::judge, this);
+  }
+  ReadAuthorizer(const ReadAuthorizer&) = delete;
+  ReadAuthorizer& operator=(const ReadAuthorizer&) = delete;
+  ~ReadAuthorizer() { sqlite3_set_authorizer(db_, nullptr, nullptr); }
+
+  const std::string& refusal() const { return refusal_; }
+
+ private:
+  // A read that names no database is of a common table expression or of no column (count(*)):
+  // only column reads of a schema's table are judged.
+  static int judge(void* self, int action, const char* table, const char* function,
+                   const char* database, const char*) {
+    auto& authorizer = *static_cast<ReadAuthorizer*>(self);
+    if (action == SQLITE_READ && table && database) return authorizer.judge_read(table);
+    if (action == SQLITE_FUNCTION && function) return authorizer.judge_function(function);
+    return SQLITE_OK;
+  }
+
+  int judge_read(std::string_view table) {
+    if (is_readable_builtin(table)) return SQLITE_OK;
+    for (const std::string& ours : tables_)
+      if (equal_ignoring_case(table, ours)) return SQLITE_OK;
+    refusal_ = fmt::format(
+        "query reads only the results database's tables and views (lib/store/SCHEMA.md); '{}' is "
+        "not one of them",
+        table);
+    return SQLITE_DENY;
+  }
+
+  int judge_function(std::string_view function) {
+    for (std::string_view refused : kRefusedFunctions) {
+      if (!equal_ignoring_case(function, refused)) continue;
+      refusal_ = fmt::format(
+          "query does not run {}(): it handles library addresses or loads code, and no read "
+          "needs it",
+          refused);
+      return SQLITE_DENY;
+    }
+    return SQLITE_OK;
+  }
+
+  sqlite3* db_;
+  std::vector<std::string> tables_;
+  std::string refusal_;
+};
+
+// Asks `interrupt` every kProgressSteps virtual-machine steps while a statement runs; true stops
+// the statement with SQLITE_INTERRUPT.
+class InterruptCheck {
+ public:
+  InterruptCheck(sqlite3* db, const std::function<bool()>& interrupt)
+      : db_(db), interrupt_(interrupt) {
+    if (interrupt_) sqlite3_progress_handler(db_, kProgressSteps, &InterruptCheck::ask, this);
+  }
+  InterruptCheck(const InterruptCheck&) = delete;
+  InterruptCheck& operator=(const InterruptCheck&) = delete;
+  ~InterruptCheck() { sqlite3_progress_handler(db_, 0, nullptr, nullptr); }
+
+ private:
+  static constexpr int kProgressSteps = 1000;
+  static int ask(void* self) { return static_cast<InterruptCheck*>(self)->interrupt_() ? 1 : 0; }
+
+  sqlite3* db_;
+  const std::function<bool()>& interrupt_;
 };
 
 constexpr std::string_view kReportColumns =
@@ -93,18 +189,31 @@ Result<ReportRow> read_report_row(const Statement& s) {
   return row;
 }
 
-}  // namespace
+constexpr std::string_view kRunColumns =
+    "id, started_at, kind, revision, host, command_line, device, driver, cuda_version, notes";
 
-Result<std::vector<RunRow>> Store::list_runs() const {
-  auto select = Statement::prepare(
-      db_.get(),
-      "SELECT id, started_at, kind, revision, host, command_line, device, driver, cuda_version, "
-      "notes, predictions, measurements FROM v_runs ORDER BY id");
+// v_runs counts each run's rows through the run_id indexes, so a damaged index fails the whole
+// list; on a damaged database it is read again from the tables alone.
+std::string runs_through_indexes() {
+  return fmt::format("SELECT {}, predictions, measurements FROM v_runs ORDER BY id", kRunColumns);
+}
+std::string runs_from_tables_alone() {
+  return fmt::format(
+      "SELECT {}, COALESCE(p.n, 0), COALESCE(m.n, 0) FROM runs r "
+      "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM predictions NOT INDEXED GROUP BY run_id) p "
+      "ON p.run_id = r.id "
+      "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM measurements NOT INDEXED GROUP BY run_id) m "
+      "ON m.run_id = r.id ORDER BY r.id",
+      kRunColumns);
+}
+
+Result<std::vector<RunRow>> read_runs(sqlite3* db, const std::string& sql) {
+  auto select = Statement::prepare(db, sql);
   if (!select) return select.error();
   std::vector<RunRow> runs;
   for (;;) {
     auto more = select->step();
-    if (!more) return Error{fmt::format("{}: cannot list runs: {}", path_, more.error().message)};
+    if (!more) return more.error();
     if (!*more) return runs;
     RunRow& run = runs.emplace_back();
     run.id = select->column_int(0);
@@ -122,10 +231,25 @@ Result<std::vector<RunRow>> Store::list_runs() const {
   }
 }
 
+bool failed_on_damage(sqlite3* db) { return (sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT; }
+
+}  // namespace
+
+Result<std::vector<RunRow>> Store::list_runs() const {
+  auto runs = read_runs(db_.get(), runs_through_indexes());
+  if (!runs && failed_on_damage(db_.get())) runs = read_runs(db_.get(), runs_from_tables_alone());
+  if (!runs) return Error{fmt::format("{}: cannot list runs: {}", path_, runs.error().message)};
+  return runs;
+}
+
 Status Store::query_rows(std::string_view sql,
                          const std::function<void(std::vector<std::string>)>& on_columns,
-                         const std::function<bool(std::vector<Value>)>& on_row) const {
+                         const std::function<bool(std::vector<Value>)>& on_row,
+                         const std::function<bool()>& interrupt) const {
+  ReadAuthorizer authorizer(db_.get());
+  InterruptCheck interrupt_check(db_.get(), interrupt);
   auto statement = Statement::prepare(db_.get(), sql);
+  if (!statement && !authorizer.refusal().empty()) return Error{authorizer.refusal()};
   if (!statement) return statement.error();
   if (!sqlite3_stmt_readonly(statement->handle()) || statement->column_count() == 0) {
     return Error{fmt::format(

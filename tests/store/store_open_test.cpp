@@ -160,8 +160,9 @@ TEST(StoreOpen, AReadersIntegrityCheckStopsAtItsBudget) {
   {
     Db db = raw_open(path);
     raw_exec(db.get(),
-             "CREATE TABLE filler (x BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + "
-             "1 FROM n WHERE i < 40000) INSERT INTO filler SELECT randomblob(1000) FROM n");
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) "
+             "INSERT INTO runs (revision, host, command_line, kind, notes) "
+             "SELECT 'r', 'h', 'c', 'predict', randomblob(1000) FROM n");
   }
   auto reader = Store::open(path, {.read_only = true});
   ASSERT_TRUE(reader) << reader.error().message;
