@@ -5,13 +5,14 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
 #include "context.hpp"
 #include "core/count_noun.hpp"
+#include "core/read_file.hpp"
 #include "hw/loader.hpp"
 #include "open_store.hpp"
 #include "progress.hpp"
@@ -23,14 +24,19 @@
 namespace fa4::app {
 namespace {
 
+// A peer run of ten thousand records with their samples is about 20 MB.
+constexpr InputFileKind kImportFile{
+    "file to import", std::uintmax_t{256} << 20,
+    "peer results are JSON Lines from scripts/peers/torch_peers.py; published figures are "
+    "data/published/*.json"};
+
 struct ImportOptions {
   std::vector<std::string> files;
 };
 
 // A published-figures file is one JSON object with "figures"; anything else is read as JSON Lines.
-bool is_published_file(const std::string& path) {
-  std::ifstream in(path);
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+bool is_published_file(const std::string& text) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   return doc.is_object() && doc.contains("figures");
 }
 
@@ -56,13 +62,14 @@ struct ParsedFile {
 ParsedFile parse_file(const std::string& path, const Context& ctx,
                       const std::vector<hw::Spec>& specs) {
   ParsedFile parsed;
-  parsed.is_published = is_published_file(path);
+  const std::string text = take(read_regular_file(path, kImportFile));
+  parsed.is_published = is_published_file(text);
   if (parsed.is_published) {
     const auto figures = take(report::load_published(path));
     take(report::check_against_models(figures, specs));
     for (const auto& f : figures) parsed.published.push_back(to_store(f));
   } else {
-    std::ifstream in(path);
+    std::istringstream in(text);
     parsed.peer_runs = take(store::parse_peer_records(in, path, ctx.command_line, specs));
   }
   return parsed;
@@ -93,12 +100,7 @@ void run_import(const Context& ctx, const ImportOptions& o) {
     if (std::error_code ec; std::filesystem::is_directory(path, ec))
       throw UserError(
           fmt::format("{} is a folder: give the files in it (e.g. {}/*.jsonl)", path, path));
-    if (!std::ifstream(path))
-      throw UserError(
-          fmt::format("cannot read {}: check the path (peer results are JSON Lines "
-                      "from scripts/peers/torch_peers.py; published figures are "
-                      "data/published/*.json)",
-                      path));
+    take(check_regular_file(path, kImportFile));
   }
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   std::optional<store::Store> db;  // opened (and created) once the first file has been read whole

@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/json_keys.hpp"
+#include "core/read_file.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
 
@@ -238,11 +237,10 @@ Status check_against_model(const PublishedFigure& f, const std::vector<hw::Spec>
 }  // namespace
 
 Result<std::vector<PublishedFigure>> load_published(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open the published-figures file", file.string())};
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return Error{fmt::format("{}: cannot read the file", file.string())};
-  auto parsed = parse_json_without_duplicate_keys(text, file.string());
+  const auto text = read_regular_file(
+      file, {"published-figures file", std::uintmax_t{16} << 20, "data/published/*.json"});
+  if (!text) return text.error();
+  auto parsed = parse_json_without_duplicate_keys(*text, file.string());
   if (!parsed) return parsed.error();
   const json doc = std::move(parsed).value();
   const std::string origin = file.string() + ": ";
