@@ -45,7 +45,7 @@ std::string options_text(const model::Options& o, const AttnShape& s) {
         std::pair{o.fixed_order_tiles && s.causal, " fixed tile order"},
         std::pair{o.group_reduced_key_grads && s.heads_q != s.heads_kv, " group-reduced dK dV"},
         std::pair{o.deterministic, " deterministic"},
-        std::pair{o.cudnn_deterministic_steps, " fixed step cost"},
+        std::pair{o.fixed_step_cost, " fixed step cost"},
         std::pair{o.dq_adds_spill_l2, " dQ adds in HBM"},
         std::pair{o.serial_smem_mma, " shared memory after the MMA"},
         std::pair{o.layout_copies, " layout copies"},

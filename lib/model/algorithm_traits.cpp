@@ -174,7 +174,7 @@ bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pas
 
 int lab_fa3_backward_passes(const AttnShape& s, const Options& o) {
   constexpr int kLabFa3SinglePassMaxHeaddim = 128;
-  return o.lab_fa3_backward && s.headdim > kLabFa3SinglePassMaxHeaddim ? 2 : 1;
+  return o.group_walking_backward && s.headdim > kLabFa3SinglePassMaxHeaddim ? 2 : 1;
 }
 
 BackwardRecompute backward_recompute(const AttnShape& s, const Options& o) {
@@ -190,13 +190,13 @@ double split_backward_key_kernel_share(const AttnShape& s) {
 }
 
 std::optional<DqAdd> lab_fa3_dq_add(const AttnShape& s, const Options& o) {
-  if (!o.lab_fa3_backward) return std::nullopt;
-  return fa3_tiles::bwd_dq_bulk_reduce(int(s.headdim)) ? *o.lab_fa3_backward : DqAdd::atomics;
+  if (!o.group_walking_backward) return std::nullopt;
+  return fa3_tiles::bwd_dq_bulk_reduce(int(s.headdim)) ? *o.group_walking_backward : DqAdd::atomics;
 }
 
 bool lab_splits_groups(const AttnShape& s, const Options& o) {
   const int group = int(s.heads_q / s.heads_kv);
-  if (o.lab_fa3_backward)
+  if (o.group_walking_backward)
     return fa3_tiles::bwd_split_gqa_groups(s.causal, group, s.seqlen_q, int(s.headdim));
   return o.algorithm == Algorithm::fa2 && o.pass == Pass::bwd &&
          fa2_bwd_tiles::split_gqa_groups(o.deterministic, s.causal, group, s.seqlen_q,

@@ -62,7 +62,7 @@ bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass
 // (T^p + S^p)^(1/p) (factors.hpp, kBlackwellStreamNormExponent).
 bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 
-// The lab's fa3_bwd (Options::lab_fa3_backward): above hd128 it runs its main kernel twice, dV
+// The lab's fa3_bwd (Options::group_walking_backward): above hd128 it runs its main kernel twice, dV
 // first, then dK and dQ (a consumer thread's dK and dV of 64 keys, 64 * (d + dv) / 128 float32
 // registers, exceed the 240 setmaxnreg gives), and adds dQ by atomics there (no shared memory
 // left for the staging tile). 1 pass otherwise, and for every other configuration.

@@ -222,7 +222,7 @@ inline constexpr double fa2_backward_rereads(std::int64_t headdim, Tile tile) {
 // the FA3-paper sweep, 36 figures: -7.6% to +4.9%; NOTES_BWD_FIT.md); 0.6 before, fitted with
 // the reductions' time inside it to the loop of 2026-11-23.
 inline constexpr double kFa2BackwardLdmatrixShare = 0.7;
-// FA2's published backward (PyTorch's flash backward, Options::lab_fa2_backward off) adds dQ by
+// FA2's published backward (PyTorch's flash backward, Options::hidden_dq_reductions off) adds dQ by
 // float32 reductions into L2 (4 M d bytes a tile), not hidden under the port-bound loop: their
 // time at this rate per SM adds to the tile's. Fitted with kFa2BackwardLdmatrixShare to our
 // fa2_bwd when its reductions took 8 rows an instruction in row-major order (the record above: 48
@@ -444,7 +444,7 @@ inline constexpr double kFa4DeterministicReduceWaitCycles = 250;
 // one where a head is larger; the accumulator counted since PR 2390, 5c7711e, 2026-03-25). Counted.
 inline constexpr double kFa4BackwardL2SectionBytes = 50.0 * 1024 * 1024;
 // cuDNN's deterministic backward (bf16, fp16) pays a fixed time per tile step beyond its plain
-// kernel (Options::cudnn_deterministic_steps). On Blackwell the frontend pins the deterministic
+// kernel (Options::fixed_step_cost). On Blackwell the frontend pins the deterministic
 // graph to one configuration, 128 x 128 tiles, the "bprop warp" kernel and two pipeline stages
 // (cudnn-frontend scaled_dot_product_flash_attention.h, override_heuristics_query), where the plain
 // graph takes the heuristics' choice; the record cannot tell the two stages' exposed loads from the

@@ -38,81 +38,59 @@ Result<Tile> parse_tile(std::string_view text);  // "128x128"
 // in shared memory.
 enum class DqAdd { atomics, tensor_reduce };
 
+// The terms a prediction may pay beyond its algorithm's. Each names what the kernel does, not who
+// does it: which implementations pay which term, from which release and on which shapes, is the
+// profile table's (model/profiles.cpp), and each term's factors are in factors.hpp.
 struct Options {
   Algorithm algorithm = Algorithm::fa4;
   Pass pass = Pass::fwd;
   std::optional<Tile> tile;              // default: the algorithm's own choice for the shape
   std::optional<double> exp_emulation;   // share of exp2 on the FMA pipe, 0..1 (fa4 only)
   std::optional<bool> conditional_rescale;  // fa4 only; default on
-  bool two_cta = false;                     // fa4 backward on Blackwell
+  bool two_cta = false;                     // fa4 backward on Blackwell: the 2-CTA pair
   // Backward: dQ summed in a fixed order. fa2: each key block stores its part in a slot of its own
-  // and the conversion sums the slots in order (lib/kernels/fa2_bwd.cu); fa3, fa4: each key
-  // block's CTA waits for the one before (factors.hpp, kDeterministicWaitTiles).
+  // and the conversion sums the slots in order; fa3, fa4: each key block's CTA waits for the one
+  // before (factors.hpp, kDeterministicWaitTiles).
   bool deterministic = false;
-  // Backward: the plain kernel plus a fixed time per tile step (factors.hpp,
-  // kCudnnDeterministicStepCycles) instead of the chained waits: cuDNN's bf16 and fp16
-  // deterministic backward, whose cost on the published record stays about constant over the
-  // sequence where FA4's falls, and its plain backward above hd128 on Blackwell, which runs the
-  // configuration the frontend pins for deterministic runs there.
-  bool cudnn_deterministic_steps = false;
-  // fa3 backward on Hopper: the lab's own kernel (lib/kernels/fa3/fa3_bwd.cu), with its dQ adds,
-  // instead of the published design the model's fa3 stands for by default: its two passes above
-  // hd128, its warpgroups' waits on each query block, its key blocks' exposed K/V loads and dK/dV
-  // stores (lib/model/NOTES_BWD_FIT.md).
-  std::optional<DqAdd> lab_fa3_backward;
-  // fa2 backward on Hopper: the lab's own kernel (lib/kernels/fa2_bwd.cu), whose dQ reductions (one
-  // 16-byte add per lane and accumulator tile, in the mma_tiles order of kernels/bwd_common.hpp)
-  // hide under its port-bound loop; without it, FA2's published backward (PyTorch's flash
-  // backward) pays factors.hpp's kFa2DqReductionBytesPerCycle per tile.
-  bool lab_fa2_backward = false;
+  // Backward: the plain kernel plus a fixed time per tile step instead of the chained waits
+  // (factors.hpp, kCudnnDeterministicStepCycles), a cost that stays about constant over the sequence.
+  bool fixed_step_cost = false;
+  // fa3 backward on Hopper, one CTA walking a key block's query blocks for a GQA group, dQ added
+  // as given: two passes above hd128, the serial dQ chunks, exposed K/V loads and dK/dV stores
+  // (lib/model/NOTES_BWD_FIT.md), instead of the published persistent design.
+  std::optional<DqAdd> group_walking_backward;
+  // fa2 backward on Hopper whose dQ reductions hide under its port-bound loop; without it each
+  // tile pays factors.hpp's kFa2DqReductionBytesPerCycle.
+  bool hidden_dq_reductions = false;
   // GQA backward: each query head's dK and dV leave the main kernel as 16-bit partials and two
-  // launches after it sum each group's (cuDNN's fmha_reduce_head, one for dK and one for dV: ncu
-  // on the lent H200, lib/kernels/fa3/NOTES_BWD.md run 7).
+  // launches after it sum each group's.
   bool group_reduced_key_grads = false;
-  // FA4's hd256 backward on Blackwell (flash-attention PR 2412, flash_attn/cute/
-  // sm100_hd256_2cta_fmha_backward.py): two kernels, one for dQ and one for dK and dV, each
-  // computing S and dP itself (seven GEMMs of the five, the exp2 and the elementwise work twice, dQ
-  // accumulated in tensor memory instead of added into a float32 buffer), run one after the
-  // other; the dK/dV kernel's CTAs each walk a whole GQA group. The 2-CTA pair as two_cta.
+  // Backward as two kernels, one for dQ and one for dK and dV, each computing S and dP itself
+  // (seven GEMMs of the five, the exp2 and the elementwise work twice, dQ accumulated in tensor
+  // memory), one after the other; the dK/dV kernel's CTAs each walk a whole GQA group.
   bool split_dq_backward = false;
-  // FA4's own backward at hd192/128 on Blackwell: its tensor-memory map shares S/P's columns with
-  // dP/dS and dQ, and each step waits for them (factors.hpp, kFa4SharedTmemColumnsStepCycles).
+  // Backward whose tensor-memory map shares S/P's columns with dP/dS and dQ: each step waits for
+  // them (factors.hpp, kFa4SharedTmemColumnsStepCycles).
   bool shared_tmem_columns_backward = false;
-  // FA4's own kernels on Blackwell that launch one CTA per work tile, not persistent: its backward
-  // (flash_attn/cute/flash_bwd_sm100.py: one CTA per key block, SingleTileScheduler;
-  // SingleTileLPTBwdScheduler when deterministic), its causal or local forward
-  // (flash_fwd_sm100.py's SingleTileLPTScheduler: interface.py makes the forward persistent only
-  // without a mask) and its dedicated hd256 forward (`is_persistent = False`). Each CTA pays
-  // factors.hpp's kFa4SingleTileCtaCycles (backward) or kFa4ForwardSingleTileCtaCycles (forward)
-  // beside the persistent cost. In the 2-CTA backward, where S/P, dP/dS and dV, dK have
-  // tensor-memory columns of their own (two_cta, neither shared_tmem_columns_backward nor
-  // split_dq_backward) its softmax hides kFa4BackwardSeparateColumnsOverlap behind the GEMMs;
-  // deterministic, its dQ semaphores chain the key blocks of a head (kFa4DqChainLinkSeconds).
+  // One CTA per work tile, not persistent: each CTA pays kFa4SingleTileCtaCycles (backward) or
+  // kFa4ForwardSingleTileCtaCycles (forward). With two_cta and columns of its own (neither shared
+  // nor split) the softmax hides kFa4BackwardSeparateColumnsOverlap behind the GEMMs;
+  // deterministic, dQ semaphores chain the key blocks of a head (kFa4DqChainLinkSeconds).
   bool single_tile_grid = false;
-  // A kernel whose CTAs take their work tiles in a fixed order instead of longest first (cuDNN's
-  // forward on Hopper, measured on the lent H200; FA4's hd256 forward on Blackwell, whose grid
-  // starts its query blocks in order, the shortest first): an unequal (causal) launch then ends
-  // factors.hpp's kFixedOrderTailShare of its longest CTA after the fluid bound, not within its
-  // shortest (kLongestFirstTailShare).
+  // Work tiles taken in a fixed order instead of longest first: an unequal (causal) launch ends
+  // kFixedOrderTailShare of its longest CTA after the fluid bound (factors.hpp).
   bool fixed_order_tiles = false;
-  // A causal backward whose float32 dQ adds miss L2 and go to HBM (cuDNN's fp8 backward on Hopper,
-  // measured with ncu on the lent H200): from 64 query heads in the launch, every add beyond a band
-  // of keys next to the diagonal reads and writes its dQ sectors in HBM at a share of the copy
-  // bandwidth (factors.hpp, kSpilledDqAddBandKeys), and the kernel lasts at least that traffic's
-  // time.
+  // Causal backward whose float32 dQ adds miss L2: from kSpilledDqAddMinQueryHeads query heads,
+  // every add beyond a band of keys next to the diagonal goes to HBM (factors.hpp).
   bool dq_adds_spill_l2 = false;
-  // A Hopper backward whose tile takes its shared-memory traffic and its MMA one after the other,
-  // not the longer of the two (cuDNN's hd256 backward, measured with ncu on the lent H200:
-  // report/published_model.cpp, kCudnnSerialSmemMinHeaddim).
+  // Hopper backward whose tile takes its shared-memory traffic and its MMA one after the other.
   bool serial_smem_mma = false;
-  // A backward call that first copies two query-side tensors into the kernel's layout (PyTorch's
-  // flash backward called with BHSD tensors, measured on the lent H200): two launches more, each
-  // reading and writing b s_q h_q d_v elements (factors.hpp, kLayoutCopyBandwidthShare).
+  // Two query-side tensors copied into the kernel's layout first: two launches more, each reading
+  // and writing b s_q h_q d_v elements (factors.hpp, kLayoutCopyBandwidthShare).
   bool layout_copies = false;
-  // FA4's forward on Blackwell Ultra: the tensor-memory load of S also returns each row's maximum
-  // (tcgen05.ld.red: PTX ISA 8.8, sm_103f and sm_110f only), so on the blocks the mask does not
-  // cross the softmax warps skip their own FMNMX (factors.hpp, kRowMaxOpsPerElement). Default: on
-  // for fa4's forward on Blackwell Ultra, whose kernel takes it since flash-attention PR 2696.
+  // fa4 forward on Blackwell Ultra: the tensor-memory load of S also returns each row's maximum
+  // (tcgen05.ld.red), so on unmasked blocks the softmax skips its FMNMX (factors.hpp,
+  // kRowMaxOpsPerElement). Default: on for fa4's forward on Blackwell Ultra.
   std::optional<bool> row_max_on_load;
 };
 

@@ -224,7 +224,7 @@ double cta_bytes(const AttnShape& s, const Prediction& p) {
 // and one CTA fills an SM (fa2_bwd's 8 warps take 227-254 registers a thread).
 bool lab_backward(const hw::Spec& gpu, const Options& o) {
   return o.pass == Pass::bwd && is_hopper(gpu) &&
-         (o.algorithm == Algorithm::fa2 || o.lab_fa3_backward);
+         (o.algorithm == Algorithm::fa2 || o.group_walking_backward);
 }
 int resident_ctas(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
   return lab_backward(gpu, o) ? 1 : ctas_per_sm(s, o.algorithm);
@@ -237,7 +237,7 @@ int resident_ctas(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
 // GEMMs and on the dS barrier once per query block and fills its pipeline once per key block
 // (factors.hpp, kHopperBackwardStepWaitCycles, kHopperBackwardKeyBlockFillCycles).
 bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o) {
-  return o.pass == Pass::bwd && is_hopper(gpu) && is_persistent(o.algorithm) && !o.lab_fa3_backward;
+  return o.pass == Pass::bwd && is_hopper(gpu) && is_persistent(o.algorithm) && !o.group_walking_backward;
 }
 
 // A persistent backward on Blackwell (FA4's own, cuDNN's as the model takes it) runs the same
@@ -450,7 +450,7 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
     cycles_s *= 1 + step_cycles / p.tile_time_cycles;
     p.factors.push_back(factors::reported(factor, step_cycles));
   };
-  if (o.cudnn_deterministic_steps) {
+  if (o.fixed_step_cost) {
     pay_per_step(factors::Reported::cudnn_deterministic_step_cycles,
                  factors::kCudnnDeterministicStepCycles);
     // Its dQ adds in a fixed order cost more steps up to hd128 (factors.hpp,
@@ -537,10 +537,10 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
   double io_exposure = 1;  // of each CTA's own loads and stores at the SM's share of HBM
   if (hopper_backward) {
     // The port-bound loop, then the tile's dQ reductions: none exposed in our kernel
-    // (Options::lab_fa2_backward); in a deterministic variant only where its blocks walk a slot's
+    // (Options::hidden_dq_reductions); in a deterministic variant only where its blocks walk a slot's
     // key blocks, on all but each slot's first (which stores).
     const int walking = walking_dq_slots(gpu, s, o, p.tile);
-    const double added_share = o.lab_fa2_backward ? 0.0
+    const double added_share = o.hidden_dq_reductions ? 0.0
                                : !o.deterministic ? 1.0
                                : walking > 0
                                    ? 1.0 - walking / ceil_div(double(s.seqlen_k), p.tile.n)
@@ -585,7 +585,7 @@ double exposed_key_block_io_cycles(const hw::Spec& gpu, const AttnShape& s, Pred
          hbm_bytes_per_clk_per_sm(gpu);
 }
 
-// The lab's fa3_bwd on Hopper (Options::lab_fa3_backward; factors.hpp has each term's reason):
+// The lab's fa3_bwd on Hopper (Options::group_walking_backward; factors.hpp has each term's reason):
 // its tile waits on its GEMMs in each pass, and adds dQ by atomics or through its staging tile;
 // each key block's K, V loads and dK, dV stores (K loaded once more for a second pass) are
 // exposed. Adds to p's tile time and factors; returns the cycles each CTA pays besides its tiles.
@@ -696,7 +696,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     p.factors.push_back(
         factors::reported(factors::Reported::rescale_share, factors::kConditionalRescaleShare));
   double overhead = 0;
-  if (o.lab_fa3_backward) {
+  if (o.group_walking_backward) {
     overhead = add_lab_fa3_backward(gpu, s, o, p);
   } else if (hopper_persistent_backward(gpu, o)) {
     overhead = add_hopper_backward_waits(gpu, s, p);
@@ -720,7 +720,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
           per_cta));
     }
   }
-  if (o.deterministic && !o.cudnn_deterministic_steps) {
+  if (o.deterministic && !o.fixed_step_cost) {
     // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
     // reach it before its first add (factors.hpp, kDeterministicWaitTiles), and no longer than
     // its predecessor walks before it adds the query block they share (two under a window of a
@@ -762,7 +762,7 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         to_string(o.algorithm), to_string(o.pass), o.deterministic ? " deterministic" : "",
         gpu.name)};
   if (o.serial_smem_mma && (o.pass != Pass::bwd || !is_hopper(gpu) ||
-                            o.algorithm != Algorithm::fa3 || o.lab_fa3_backward))
+                            o.algorithm != Algorithm::fa3 || o.group_walking_backward))
     return Error{fmt::format(
         "the shared-memory traffic taken after the MMA is cuDNN's hd256 backward on Hopper, "
         "modeled as fa3; {} {} on {} is not: drop it",
@@ -771,7 +771,7 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
     return Error{
         "the layout copies are PyTorch's flash backward's, before its kernels: use them with "
         "--pass bwd"};
-  if (o.cudnn_deterministic_steps && o.pass != Pass::bwd)
+  if (o.fixed_step_cost && o.pass != Pass::bwd)
     return Error{
         "cuDNN's fixed time per tile step prices its backward pass: use it with --pass bwd"};
   if (o.deterministic && o.algorithm == Algorithm::fa2 && !is_hopper(gpu))
@@ -779,7 +779,7 @@ Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o) 
         "deterministic fa2 is modeled on Hopper only (our fa2_bwd_deterministic's dQ slots); {} "
         "is not Hopper: drop --deterministic or pick a Hopper GPU",
         gpu.name)};
-  if (o.lab_fa3_backward &&
+  if (o.group_walking_backward &&
       (o.algorithm != Algorithm::fa3 || o.pass != Pass::bwd || !is_hopper(gpu) || o.deterministic))
     return Error{fmt::format(
         "the lab's fa3_bwd schedule is fa3's backward pass on Hopper, without deterministic mode; "

@@ -218,7 +218,7 @@ void pay(Term term, Options& o, Configured* out) {
     case Term::shared_tmem_columns_backward: o.shared_tmem_columns_backward = true; return;
     case Term::single_tile_grid: o.single_tile_grid = true; return;
     case Term::two_cta: o.two_cta = true; return;
-    case Term::fixed_step_cost: o.cudnn_deterministic_steps = true; return;
+    case Term::fixed_step_cost: o.fixed_step_cost = true; return;
     case Term::group_reduced_key_grads: o.group_reduced_key_grads = true; return;
     case Term::fixed_order_tiles: o.fixed_order_tiles = true; return;
     case Term::layout_copies: o.layout_copies = true; return;
@@ -226,9 +226,9 @@ void pay(Term term, Options& o, Configured* out) {
     case Term::dq_adds_spill_l2: o.dq_adds_spill_l2 = true; return;
     case Term::software_row_max: o.row_max_on_load = false; return;
     case Term::row_max_on_load: o.row_max_on_load = true; return;
-    case Term::group_walking_tensor_reduce: o.lab_fa3_backward = DqAdd::tensor_reduce; return;
-    case Term::group_walking_atomics: o.lab_fa3_backward = DqAdd::atomics; return;
-    case Term::hidden_dq_reductions: o.lab_fa2_backward = true; return;
+    case Term::group_walking_tensor_reduce: o.group_walking_backward = DqAdd::tensor_reduce; return;
+    case Term::group_walking_atomics: o.group_walking_backward = DqAdd::atomics; return;
+    case Term::hidden_dq_reductions: o.hidden_dq_reductions = true; return;
   }
 }
 

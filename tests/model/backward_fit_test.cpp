@@ -213,7 +213,7 @@ TEST(BackwardFit, LabFa3ScheduleRunsTwoPassesAboveHd128AndFollowsTheKernelsDqPat
   published.pass = Pass::bwd;
   published.tile = model::Tile{64, 128};
   model::Options lab = published;
-  lab.lab_fa3_backward = model::DqAdd::tensor_reduce;
+  lab.group_walking_backward = model::DqAdd::tensor_reduce;
   const AttnShape hd256 = tokens_16k(256, 4096, false);
   const auto one = model::tile_cycles(h200, hd256, published, *published.tile);
   const auto two = model::tile_cycles(h200, hd256, lab, *lab.tile);
@@ -249,7 +249,7 @@ TEST(BackwardFit, RefusesTheLabScheduleOutsideFa3BackwardOnHopper) {
   model::Options o;
   o.algorithm = model::Algorithm::fa3;
   o.pass = Pass::bwd;
-  o.lab_fa3_backward = model::DqAdd::atomics;
+  o.group_walking_backward = model::DqAdd::atomics;
   const AttnShape shape = tokens_16k(128, 4096, false);
   EXPECT_TRUE(model::predict(testing::gpu("h200"), shape, o));
   EXPECT_FALSE(model::predict(testing::gpu("b200"), shape, o));  // fa3 is Hopper's

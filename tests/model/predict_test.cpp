@@ -492,7 +492,7 @@ TEST(Predict, SerialSharedMemoryAddsToTheMmaOfAHopperBackwardTile) {
   EXPECT_THAT(refusal("gb200", Algorithm::fa4, s, serial), ::testing::HasSubstr(kRefused));
   EXPECT_THAT(refusal("h200", Algorithm::fa2, s, serial), ::testing::HasSubstr(kRefused));
   Options lab = serial;
-  lab.lab_fa3_backward = DqAdd::tensor_reduce;
+  lab.group_walking_backward = DqAdd::tensor_reduce;
   EXPECT_THAT(refusal("h200", Algorithm::fa3, s, lab), ::testing::HasSubstr(kRefused));
   Options forward = serial;
   forward.pass = Pass::fwd;
@@ -647,7 +647,7 @@ TEST(Predict, Fa4DeterministicReduceWaitIsATimePerStepBelowHd192) {
 TEST(Predict, CudnnDeterministicStepsAreABackwardOption) {
   Options o;
   o.algorithm = Algorithm::fa4;
-  o.cudnn_deterministic_steps = true;
+  o.fixed_step_cost = true;
   EXPECT_FALSE(predict(gpu("gb200"), square(2, 16, 4096, 128), o).ok());
   o.pass = Pass::bwd;
   EXPECT_TRUE(predict(gpu("gb200"), square(2, 16, 4096, 128), o).ok());

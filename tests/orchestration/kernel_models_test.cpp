@@ -115,13 +115,13 @@ TEST(KernelModels, BackwardKernelsAreTheModelsBackwardAtTheirTiles) {
   EXPECT_TRUE(entry("fa3_bwd_atomics").approximation.empty());
   EXPECT_TRUE(options("fa2_bwd_deterministic", tokens_16k(128, 4096)).deterministic);
   EXPECT_FALSE(options("fa2_bwd", tokens_16k(128, 4096)).deterministic);
-  EXPECT_EQ(options("fa3_bwd", tokens_16k(128, 4096)).lab_fa3_backward, model::DqAdd::tensor_reduce);
-  EXPECT_EQ(options("fa3_bwd_atomics", tokens_16k(128, 4096)).lab_fa3_backward,
+  EXPECT_EQ(options("fa3_bwd", tokens_16k(128, 4096)).group_walking_backward, model::DqAdd::tensor_reduce);
+  EXPECT_EQ(options("fa3_bwd_atomics", tokens_16k(128, 4096)).group_walking_backward,
             model::DqAdd::atomics);
-  EXPECT_FALSE(options("fa3", tokens_16k(128, 4096)).lab_fa3_backward);
+  EXPECT_FALSE(options("fa3", tokens_16k(128, 4096)).group_walking_backward);
   // The ablations are predicted as fa3_bwd, saying so.
   for (const char* kernel : {"fa3_bwd_no_overlap", "fa3_bwd_one_stage", "fa3_bwd_no_persistent"}) {
-    EXPECT_EQ(options(kernel, tokens_16k(128, 4096)).lab_fa3_backward, model::DqAdd::tensor_reduce)
+    EXPECT_EQ(options(kernel, tokens_16k(128, 4096)).group_walking_backward, model::DqAdd::tensor_reduce)
         << kernel;
     EXPECT_FALSE(entry(kernel).approximation.empty()) << kernel;
   }

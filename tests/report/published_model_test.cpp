@@ -123,7 +123,7 @@ TEST(PublishedModel, CudnnDeterministicFp8BackwardOnHopperIsThePlainKernel) {
   f.shape.dtype = Dtype::fp8;
   const model::Options fp8 = *modeled_as(f, gpu("h200")).options;
   EXPECT_FALSE(fp8.deterministic);
-  EXPECT_FALSE(fp8.cudnn_deterministic_steps);
+  EXPECT_FALSE(fp8.fixed_step_cost);
   EXPECT_TRUE(fp8.dq_adds_spill_l2);
   PublishedFigure plain = f;
   plain.kernel = "cudnn";
@@ -132,7 +132,7 @@ TEST(PublishedModel, CudnnDeterministicFp8BackwardOnHopperIsThePlainKernel) {
   ASSERT_TRUE(rows.at(0).predicted_tflops && rows.at(1).predicted_tflops);
   EXPECT_DOUBLE_EQ(*rows.at(0).predicted_tflops, *rows.at(1).predicted_tflops);
   f.shape.dtype = Dtype::bf16;
-  EXPECT_TRUE(modeled_as(f, gpu("h200")).options->cudnn_deterministic_steps);
+  EXPECT_TRUE(modeled_as(f, gpu("h200")).options->fixed_step_cost);
   f.shape.dtype = Dtype::fp8;
   EXPECT_TRUE(modeled_as(f, gpu("gb200")).options->deterministic);
 }
@@ -200,11 +200,11 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep)
                       .seqlen_k = 8192, .headdim = 128, .headdim_v = 128, .causal = true};
   const auto det = modeled_as(f, gpu("gb200")).options;
   ASSERT_TRUE(det);
-  EXPECT_TRUE(det->deterministic && det->cudnn_deterministic_steps && det->group_reduced_key_grads);
+  EXPECT_TRUE(det->deterministic && det->fixed_step_cost && det->group_reduced_key_grads);
   f.kernel = "cudnn";
   const auto plain = modeled_as(f, gpu("gb200")).options;
   ASSERT_TRUE(plain);
-  EXPECT_FALSE(plain->cudnn_deterministic_steps);
+  EXPECT_FALSE(plain->fixed_step_cost);
   hw::Spec gb200 = gpu("gb200");
   gb200.sustained_clock_share = 1;  // the steps' arithmetic, not the clock's
   const auto p_det = model::predict(gb200, f.shape, *det);
@@ -222,11 +222,11 @@ TEST(PublishedModel, CudnnDeterministicBackwardIsItsPlainOnePlusAFixedTimeAStep)
   EXPECT_GT(p_det->time_s - p_det->main_kernel_s, 0);  // the launches beside it
 
   f.kernel = "fa4-deterministic";
-  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->cudnn_deterministic_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("gb200")).options->fixed_step_cost);
   f.kernel = "cudnn";
   f.shape.dtype = Dtype::fp8;
   const auto fp8 = modeled_as(f, gpu("gb200")).options;
-  EXPECT_TRUE(fp8->deterministic && !fp8->cudnn_deterministic_steps);
+  EXPECT_TRUE(fp8->deterministic && !fp8->fixed_step_cost);
 }
 
 // Above hd128 on Blackwell cuDNN's plain bf16 backward runs the configuration its deterministic
@@ -238,7 +238,7 @@ TEST(PublishedModel, CudnnPlainBackwardAboveHd128OnBlackwellPaysTheDeterministic
                       .seqlen_k = 8192, .headdim = 192, .headdim_v = 128};
   const auto plain = modeled_as(f, gpu("gb300")).options;
   ASSERT_TRUE(plain);
-  EXPECT_TRUE(plain->cudnn_deterministic_steps && !plain->deterministic);
+  EXPECT_TRUE(plain->fixed_step_cost && !plain->deterministic);
   f.kernel = "cudnn-deterministic";
   const auto det = modeled_as(f, gpu("gb300")).options;
   ASSERT_TRUE(det);
@@ -249,17 +249,17 @@ TEST(PublishedModel, CudnnPlainBackwardAboveHd128OnBlackwellPaysTheDeterministic
 
   f.kernel = "cudnn";
   f.shape.headdim = f.shape.headdim_v = 128;
-  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->fixed_step_cost);
   f.shape.headdim = f.shape.headdim_v = 256;
-  EXPECT_TRUE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
+  EXPECT_TRUE(modeled_as(f, gpu("gb300")).options->fixed_step_cost);
   f.shape.dtype = Dtype::fp8;  // above the fp8 deterministic routing's head dims: its own kernel
-  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->fixed_step_cost);
   f.shape.dtype = Dtype::bf16;
   f.shape.headdim = 192;
   f.shape.headdim_v = 128;
-  EXPECT_FALSE(modeled_as(f, gpu("h200")).options->cudnn_deterministic_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("h200")).options->fixed_step_cost);
   f.pass = Pass::fwd;
-  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->cudnn_deterministic_steps);
+  EXPECT_FALSE(modeled_as(f, gpu("gb300")).options->fixed_step_cost);
 }
 
 // From cuDNN 9.22 its fp8 backward on Blackwell at hd192/128 runs on the 2-CTA pair (as FA4's must
