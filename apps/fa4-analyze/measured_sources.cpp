@@ -94,7 +94,13 @@ void add_reference_run(MeasuredSources& out, const Context& ctx, const fs::path&
     add(out, open_store_for_reading(private_ctx), shown_name);
   } catch (const UserError& e) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(copy.string() + suffix, ec);
-    throw UserError(fmt::format("reference run {}: {}", file.string(), e.what()));
+    // The message names the copy where it names a file (a DROP command to run, say): name the
+    // shipped file instead, the one the user can act on.
+    std::string message = e.what();
+    for (std::size_t at = message.find(copy.string()); at != std::string::npos;
+         at = message.find(copy.string(), at + file.string().size()))
+      message.replace(at, copy.string().size(), file.string());
+    throw UserError(fmt::format("reference run {}: {}", file.string(), message));
   }
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(copy.string() + suffix, ec);
 }

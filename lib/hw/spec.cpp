@@ -38,4 +38,12 @@ double Spec::peak_flops(Dtype dtype) const {
   return mma_flop_per_clk(dtype) * sms * peak_clock_mhz * 1e6;
 }
 
+double Spec::boost_peak_tflops(Dtype dtype) const {
+  return peak_flops(dtype) * boost_clock_mhz / peak_clock_mhz / 1e12;
+}
+
+bool rate_above_peak(const Spec& gpu, Dtype dtype, double tflops) {
+  return tflops > gpu.boost_peak_tflops(dtype) * (1 + kRateAbovePeakMargin);
+}
+
 }  // namespace fa4::hw

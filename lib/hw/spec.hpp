@@ -66,6 +66,16 @@ struct Spec {
   double mma_flop_per_clk(Dtype dtype) const;
   // Dense tensor-core peak of the whole GPU at the peak clock, FLOP/s.
   double peak_flops(Dtype dtype) const;
+  // The dense tensor-core peak at the boost clock, TFLOP/s: the fastest any kernel can run.
+  double boost_peak_tflops(Dtype dtype) const;
 };
+
+// A measured or published rate above the dense peak at the boost clock by more than this share
+// is a wrong time or a wrong shape: no kernel beats the tensor cores. The margin covers the event
+// timer's resolution on short kernels (about 0.5 us of a 5-10 us kernel). Used by the peer
+// import (store/peer_records.cpp) and the published figures (report/published.cpp).
+inline constexpr double kRateAbovePeakMargin = 0.10;
+// Whether `tflops` passes the boost-clock peak by more than kRateAbovePeakMargin.
+bool rate_above_peak(const Spec& gpu, Dtype dtype, double tflops);
 
 }  // namespace fa4::hw

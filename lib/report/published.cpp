@@ -211,10 +211,6 @@ Result<PublishedFigure> parse_figure(const json& f, const Origins& origins, cons
   return fig;
 }
 
-// Above the dense peak at the boost clock by more than this, a figure is wrong (the margin the
-// peer import allows, store/peer_records.cpp).
-constexpr double kPeakMargin = 1.10;
-
 Status check_against_model(const PublishedFigure& f, const std::vector<hw::Spec>& gpus) {
   auto gpu = hw::find_spec(gpus, f.model_gpu());
   if (!gpu)
@@ -223,14 +219,13 @@ Status check_against_model(const PublishedFigure& f, const std::vector<hw::Spec>
         "model that stands for it",
         f.where, f.modeled_on.empty() ? "gpu" : "modeled_on", gpu.error().message)};
   const hw::Spec& spec = **gpu;
-  const double peak =
-      spec.peak_flops(f.shape.dtype) * spec.boost_clock_mhz / spec.peak_clock_mhz / 1e12;
-  if (f.tflops > peak * kPeakMargin)
+  if (hw::rate_above_peak(spec, f.shape.dtype, f.tflops))
     return Error{fmt::format(
         "{}/tflops: {:g} TFLOP/s is above the {} dense {} peak at its boost clock ({:.0f} "
         "TFLOP/s) by more than {:.0f}%: no kernel beats the tensor cores; correct the figure or "
         "its shape",
-        f.where, f.tflops, spec.id, to_string(f.shape.dtype), peak, 100 * (kPeakMargin - 1))};
+        f.where, f.tflops, spec.id, to_string(f.shape.dtype),
+        spec.boost_peak_tflops(f.shape.dtype), 100 * hw::kRateAbovePeakMargin)};
   return Ok{};
 }
 

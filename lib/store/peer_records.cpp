@@ -113,21 +113,16 @@ void check_statistics(const Measurement& m) {
                       m.min_s, m.max_s)};
 }
 
-// A measured rate above the GPU's dense tensor-core peak at its boost clock, by more than
-// kPeakMargin, is a wrong time or a wrong shape: no kernel beats the tensor cores. The margin
-// covers the event timer's resolution on short kernels (about 0.5 us of a 5-10 us kernel).
-constexpr double kPeakMargin = 1.10;
-
+// A rate above the GPU's peak (hw::rate_above_peak) is a wrong time or a wrong shape.
 void check_against_peak(const Measurement& m, const hw::Spec& gpu) {
   if (m.status != MeasurementStatus::ok) return;
-  const double peak =
-      gpu.peak_flops(m.shape.dtype) * gpu.boost_clock_mhz / gpu.peak_clock_mhz / 1e12;
-  if (m.tflops > peak * kPeakMargin)
+  if (hw::rate_above_peak(gpu, m.shape.dtype, m.tflops))
     throw FieldError{fmt::format(
         "median_s = {:g} s gives {:.4g} TFLOP/s for {} {}, above the {} dense {} peak at its "
         "boost clock ({:.0f} TFLOP/s) by more than {:.0f}%: the time or the shape is wrong",
         m.median_s, m.tflops, describe(m.shape), to_string(m.pass), gpu.name,
-        to_string(m.shape.dtype), peak, 100 * (kPeakMargin - 1))};
+        to_string(m.shape.dtype), gpu.boost_peak_tflops(m.shape.dtype),
+        100 * hw::kRateAbovePeakMargin)};
 }
 
 // `name` with its spaces trimmed and each run of them made one: "NVIDIA  H200 " -> "NVIDIA H200".

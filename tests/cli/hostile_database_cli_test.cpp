@@ -220,6 +220,23 @@ TEST_F(HostileDatabase, PlantedViewAndTriggerAreNotRunByAnyReader) {
   }
 }
 
+// A reference run is read through a private copy; a planted one is refused with the command that
+// removes the planted objects from the shipped file, never from the copy that is gone.
+TEST_F(HostileDatabase, PlantedReferenceRunIsNamedByItsOwnPath) {
+  fs::create_directories(dir_ / "runs");
+  fs::copy_file(dir_ / "t.db", dir_ / "runs" / "planted.db");
+  ASSERT_EQ(sqlite_exec(dir_ / "runs" / "planted.db",
+                        "CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM runs; END"),
+            "");
+  const Outcome r =
+      run_bounded("--db t.db report --out r.md --reference-runs runs");
+  expect_refusal(r, "reference run runs/planted.db: ");
+  EXPECT_NE(r.err.find("sqlite3 runs/planted.db 'DROP TRIGGER IF EXISTS \"wipe\";'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("fa4-reference-"), std::string::npos) << "names the copy: " << r.err;
+}
+
 // ANALYZE's statistics run nothing: a database someone analyzed is still read and written.
 TEST_F(HostileDatabase, AnalyzedDatabaseIsStillOurs) {
   ASSERT_EQ(sqlite_exec(dir_ / "t.db", "ANALYZE"), "");
@@ -327,7 +344,7 @@ TEST_F(HostilePeerRecords, ControlCharacterInAnyStringFieldIsRefusedWithLineAndF
       "/shape/dtype"};
   const nlohmann::json first = sample_record();
   for (const std::string& field : fields) {
-    for (const std::string bad : {std::string("\n!touch PWN\n#"), std::string(1, '\0'),
+    for (const std::string& bad : {std::string("\n!touch PWN\n#"), std::string(1, '\0'),
                                   std::string("\x1b[2J"), std::string("\x7f")}) {
       nlohmann::json record = first;
       const nlohmann::json::json_pointer pointer(field);
