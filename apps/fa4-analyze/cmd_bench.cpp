@@ -215,8 +215,11 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
 
 void bench(const Context& ctx, const BenchOptions& o) {
   std::vector<AttnShape> shapes;
-  for (const auto& file : o.sweeps)
-    for (const AttnShape& s : take(load_sweep(file)).shapes) shapes.push_back(s);
+  for (const auto& file : o.sweeps) {
+    const Sweep sweep = take(load_sweep(file));
+    if (sweep.rounding_note) fmt::print("note: {}\n", *sweep.rounding_note);
+    shapes.insert(shapes.end(), sweep.shapes.begin(), sweep.shapes.end());
+  }
   if (o.sweeps.empty()) shapes.push_back(o.shape.shape());
   for (const AttnShape& s : shapes)
     if (s.window)

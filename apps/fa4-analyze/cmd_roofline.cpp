@@ -60,6 +60,8 @@ std::vector<AttnShape> pick_shapes(const RooflineOptions& o) {
   std::vector<AttnShape> shapes;
   for (const std::string& file : o.sweeps) {
     const Sweep sweep = take(load_sweep(file));
+    // On stderr: standard output may be the points' JSON or CSV.
+    if (sweep.rounding_note) fmt::print(stderr, "note: {}\n", *sweep.rounding_note);
     shapes.insert(shapes.end(), sweep.shapes.begin(), sweep.shapes.end());
   }
   return shapes;

@@ -184,15 +184,15 @@ def parse_shape(o: Any, where: str) -> Shape:
     headdim = _positive_int(o, "headdim", where)
     heads_kv = _positive_int(o, "heads_kv", where) if "heads_kv" in o else heads
     headdim_v = _positive_int(o, "headdim_v", where) if "headdim_v" in o else headdim
-    if "seqlen" in o:
-        seqlen_q = seqlen_k = _positive_int(o, "seqlen", where)
-    else:
-        try:
-            seqlen_q = _positive_int(o, "seqlen_q", where)
-        except SweepError:
-            raise SweepError(f'{where}/seqlen: missing; give "seqlen" or "seqlen_q" and '
-                             '"seqlen_k"') from None
-        seqlen_k = _positive_int(o, "seqlen_k", where)
+    # "seqlen" gives both lengths, "seqlen_q" or "seqlen_k" overrides its side: the rule of
+    # core/shape.hpp's side_seqlen, which the sweep parser and the shape flags share.
+    given = {k: _positive_int(o, k, where) for k in ("seqlen", "seqlen_q", "seqlen_k") if k in o}
+    seqlen_q = given.get("seqlen_q", given.get("seqlen", 0))
+    seqlen_k = given.get("seqlen_k", given.get("seqlen", 0))
+    if not seqlen_q or not seqlen_k:
+        absent = "seqlen" if not given else "seqlen_q" if not seqlen_q else "seqlen_k"
+        raise SweepError(f'{where}/{absent}: missing; give "seqlen" (both lengths), or '
+                         '"seqlen_q" and "seqlen_k"')
     causal = False
     if "causal" in o:
         if not isinstance(o["causal"], bool):

@@ -84,6 +84,13 @@ class SweepShapesTest(unittest.TestCase):
         self.assertEqual(shape, pc.Shape(1, 4, 2, 10, 20, 64, 32, True, "fp16"))
         self.assertEqual(shape.describe(), "b1 h4/2 s10x20 d64/32 causal fp16")
 
+    def test_a_side_length_overrides_seqlen_as_in_sweep_cpp(self):
+        shape = pc.parse_shape({"batch": 1, "heads": 4, "seqlen": 1024, "seqlen_q": 512,
+                                "headdim": 64}, "x")
+        self.assertEqual((shape.seqlen_q, shape.seqlen_k), (512, 1024))
+        with self.assertRaisesRegex(pc.SweepError, 'x/seqlen_k: missing'):
+            pc.parse_shape({"batch": 1, "heads": 4, "seqlen_q": 512, "headdim": 64}, "x")
+
     def test_every_shipped_sweep_parses(self):
         for name in sorted(os.listdir(SWEEPS)):
             if name.endswith(".json"):
@@ -162,8 +169,8 @@ class MalformedSweepTest(unittest.TestCase):
     def test_seqlen_missing(self):
         _, message = self.error_of({"name": "x", "shapes": [
             {"batch": 1, "heads": 2, "seqlen_k": 4, "headdim": 64}]})
-        self.assertIn('/shapes/0/seqlen: missing; give "seqlen" or "seqlen_q" and "seqlen_k"',
-                      message)
+        self.assertIn('/shapes/0/seqlen_q: missing; give "seqlen" (both lengths), or "seqlen_q" '
+                      'and "seqlen_k"', message)
 
     def test_gqa_heads_must_divide(self):
         _, message = self.error_of({"name": "x", "shapes": [
