@@ -3,12 +3,15 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ceilings_option.hpp"
 #include "context.hpp"
 #include "hw/loader.hpp"
 #include "model/describe.hpp"
+#include "model/profiles.hpp"
+#include "orchestration/kernel_models.hpp"
 #include "shape_options.hpp"
 #include "user_error.hpp"
 
@@ -27,25 +30,70 @@ struct ModelOptions {
   bool json = false;
   std::string ceilings = "datasheet";
   ShapeOptions shape;
+  // --profile: an implementation as the report models it (model/profiles.hpp).
+  std::string profile;
+  int release = 0;
+  std::string run_date;
+  bool list_profiles = false;
+  const CLI::Option* kernel_given = nullptr;
 };
+
+void print_profiles() {
+  for (const model::Profile& row : model::profiles())
+    fmt::print("{}: {}\n", row.name, row.summary);
+}
+
+// The options of --profile, the flags given beside it on top; the rows it paid. A kernel that
+// masks the window over the whole causal triangle walks the shape without it, as the report
+// models it.
+model::Options profile_options(const ModelOptions& o, const hw::Spec& gpu, AttnShape& shape,
+                               std::vector<std::string_view>& paid) {
+  model::Implementation implementation = model::parse_implementation(o.profile);
+  implementation.release = o.release;
+  implementation.date = o.run_date;
+  if (o.kernel_given->count() > 0)
+    implementation.algorithm = take(model::parse_algorithm(o.kernel));
+  model::Configured c =
+      orchestration::profile_options(implementation, gpu, shape, take(parse_pass(o.pass)));
+  if (!c.options)
+    throw UserError(fmt::format("--profile {}: {} (fa4-analyze model --profiles lists the rows)",
+                                o.profile, c.not_modeled));
+  if (c.masks_window_without_skipping) shape.window = 0;
+  paid = std::move(c.paid);
+  if (o.two_cta) c.options->two_cta = true;
+  return *c.options;
+}
 
 void run_model(const Context& ctx, const ModelOptions& o) {
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec gpu =
       apply_ceilings(ctx, specs, *take(hw::find_spec(specs, o.gpu)), o.ceilings);
   model::Options options;
-  options.algorithm = take(model::parse_algorithm(o.kernel));
-  options.pass = take(parse_pass(o.pass));
+  std::vector<std::string_view> paid;
+  AttnShape shape = o.shape.shape();
+  if (!o.profile.empty()) {
+    options = profile_options(o, gpu, shape, paid);
+  } else {
+    options.algorithm = take(model::parse_algorithm(o.kernel));
+    options.pass = take(parse_pass(o.pass));
+    options.two_cta = o.two_cta;
+  }
   if (!o.tile.empty()) options.tile = take(model::parse_tile(o.tile));
-  options.exp_emulation = o.exp_emulation;
+  if (o.exp_emulation) options.exp_emulation = o.exp_emulation;
   if (o.no_conditional_rescale) options.conditional_rescale = false;
   if (o.software_row_max) options.row_max_on_load = false;
-  options.two_cta = o.two_cta;
-  const model::Prediction p = take(model::predict(gpu, o.shape.shape(), options));
-  if (o.json)
-    fmt::print("{}\n", model::prediction_json(p).dump(2));
-  else
+  const model::Prediction p = take(model::predict(gpu, shape, options));
+  if (o.json) {
+    nlohmann::json out = model::prediction_json(p);
+    if (!o.profile.empty()) out["profile"] = {{"name", o.profile}, {"paid", paid}};
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    if (!o.profile.empty())
+      fmt::print("profile {}: {}\n", o.profile,
+                 paid.empty() ? std::string("its algorithm's terms alone")
+                              : fmt::format("{}", fmt::join(paid, "; ")));
     fmt::print("{}", model::prediction_text(gpu, p));
+  }
 }
 
 void setup(CLI::App& app, Context& ctx) {
@@ -53,7 +101,16 @@ void setup(CLI::App& app, Context& ctx) {
   CLI::App* c = app.add_subcommand("model", "Per-tile unit cycles, bottleneck and predicted time "
                                             "of one attention kernel on one GPU model");
   c->add_option("--gpu", o->gpu, "Hardware model (fa4-analyze gpus lists them)");
-  c->add_option("--kernel", o->kernel, "Algorithm: naive, fa2, fa3 or fa4");
+  o->kernel_given = c->add_option("--kernel", o->kernel, "Algorithm: naive, fa2, fa3 or fa4");
+  c->add_option("--profile", o->profile,
+                "An implementation as the report models it: a published kernel (cudnn, "
+                "cudnn-deterministic, fa4-1cta, sdpa-flash...) or 'our KERNEL' (fa4-analyze "
+                "kernels); --kernel then overrides its algorithm");
+  c->add_option("--release", o->release,
+                "With --profile: the cuDNN backend version of the run (92600; default: none)");
+  c->add_option("--run-date", o->run_date,
+                "With --profile: the run's date, YYYY-MM-DD (default: none)");
+  c->add_flag("--profiles", o->list_profiles, "List the profile table's rows and exit");
   c->add_option("--pass", o->pass, "fwd or bwd");
   c->add_option("--tile", o->tile, "Tile MxN (default: the algorithm's own choice)");
   c->add_option("--exp-emulation", o->exp_emulation,
@@ -67,7 +124,7 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_flag("--json", o->json, "Print one JSON object");
   add_ceilings_option(*c, o->ceilings);
   o->shape.add_to(*c);
-  c->callback([&ctx, o] { run_model(ctx, *o); });
+  c->callback([&ctx, o] { o->list_profiles ? print_profiles() : run_model(ctx, *o); });
 }
 
 const SubcommandRegistration registration{20, setup};

@@ -285,10 +285,13 @@ Configured configure(const Implementation& impl, const hw::Spec& gpu, const Attn
   return out;
 }
 
-Options with_kernel_profile(std::string_view kernel, const AttnShape& shape, Options options) {
+Options with_kernel_profile(std::string_view kernel, const AttnShape& shape, Options options,
+                            std::vector<std::string_view>* paid) {
   Implementation impl;
   impl.family = std::string(kernel);
-  apply({impl, nullptr, shape, options.pass, options}, options, nullptr);
+  Configured rows;
+  apply({impl, nullptr, shape, options.pass, options}, options, paid ? &rows : nullptr);
+  if (paid) paid->insert(paid->end(), rows.paid.begin(), rows.paid.end());
   return options;
 }
 

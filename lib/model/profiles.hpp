@@ -96,7 +96,8 @@ Configured configure(const Implementation& implementation, const hw::Spec& gpu,
                      const AttnShape& shape, Pass pass);
 
 // The lab's own kernels: the rows keyed by a registered kernel's name applied to `options` (its
-// algorithm, pass and tile already set), on every GPU.
-Options with_kernel_profile(std::string_view kernel, const AttnShape& shape, Options options);
+// algorithm, pass and tile already set), on every GPU; their names added to `paid` where given.
+Options with_kernel_profile(std::string_view kernel, const AttnShape& shape, Options options,
+                            std::vector<std::string_view>* paid = nullptr);
 
 }  // namespace fa4::model

@@ -6,7 +6,6 @@
 
 #include "core/fa2_bwd_tiles.hpp"
 #include "core/fa3_tiles.hpp"
-#include "model/profiles.hpp"
 
 namespace fa4::orchestration {
 namespace {
@@ -138,7 +137,10 @@ Result<const KernelModel*> find_kernel_model(std::string_view kernel) {
   return &*it;
 }
 
-model::Options model_options(const KernelModel& kernel, const AttnShape& shape) {
+namespace {
+
+model::Options options_of(const KernelModel& kernel, const AttnShape& shape,
+                          std::vector<std::string_view>* paid) {
   model::Options options;
   options.algorithm = kernel.algorithm;
   options.pass = kernel.pass;
@@ -150,7 +152,29 @@ model::Options model_options(const KernelModel& kernel, const AttnShape& shape) 
   }
   // The backward variants' own terms (dQ added in order, the lab's Hopper schedules): the
   // model's profile rows named after the kernel.
-  return model::with_kernel_profile(kernel.kernel, shape, options);
+  return model::with_kernel_profile(kernel.kernel, shape, options, paid);
+}
+
+}  // namespace
+
+model::Options model_options(const KernelModel& kernel, const AttnShape& shape) {
+  return options_of(kernel, shape, nullptr);
+}
+
+model::Configured profile_options(const model::Implementation& implementation,
+                                  const hw::Spec& gpu, const AttnShape& shape, Pass pass) {
+  constexpr std::string_view kOurs = "our ";  // "our fa3_bwd": the lab's kernel, not FA3's
+  std::string_view name = implementation.family;
+  if (!name.starts_with(kOurs)) return model::configure(implementation, gpu, shape, pass);
+  model::Configured out;
+  name.remove_prefix(kOurs.size());
+  auto kernel = find_kernel_model(name);
+  if (!kernel) {
+    out.not_modeled = kernel.error().message;
+    return out;
+  }
+  out.options = options_of(**kernel, shape, &out.paid);
+  return out;
 }
 
 }  // namespace fa4::orchestration

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/shape.hpp"
 #include "model/model.hpp"
+#include "model/profiles.hpp"
 
 namespace fa4::orchestration {
 
@@ -48,6 +49,12 @@ Result<const KernelModel*> find_kernel_model(std::string_view kernel);
 // forces one, and, for fa4 entries, its emulated share (none above kSoftwareExp2MaxHeaddim) and
 // conditional rescaling from its seqlen_k threshold.
 model::Options model_options(const KernelModel& kernel, const AttnShape& shape);
+
+// What `fa4-analyze model --profile NAME` predicts with: "our KERNEL", a registered kernel's
+// configuration (its own algorithm and pass; `pass` is not used), or a published implementation
+// looked up in the model's profile table, exactly as the report models its figures.
+model::Configured profile_options(const model::Implementation& implementation,
+                                  const hw::Spec& gpu, const AttnShape& shape, Pass pass);
 
 // The fa4 kernels keep every exp2 on MUFU above this head dim, whatever their share
 // (lib/kernels/fa4/fa4.cu: the software path spills beside hd256's O registers).

@@ -32,15 +32,12 @@ int cudnn_backend_version(const PublishedFigure& f) {
   return version;
 }
 
-// Host time of one framework call that the figure's benchmark timed beside the kernels: a figure
-// read from a public benchmark (it has an origin) timed single PyTorch-level calls unless its
-// origin says the benchmark summed the kernels' device durations.
+}  // namespace
+
 double call_seconds(const PublishedFigure& f) {
   return f.provenance && !f.provenance->times_kernels ? model::factors::kFrameworkCallSeconds
                                                       : 0.0;
 }
-
-}  // namespace
 
 model::Implementation implementation_of(const PublishedFigure& f) {
   model::Implementation out = model::parse_implementation(f.kernel);

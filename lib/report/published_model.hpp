@@ -10,4 +10,9 @@ namespace fa4::report {
 
 model::Implementation implementation_of(const PublishedFigure& figure);
 
+// Host time of one framework call that the figure's benchmark timed beside the kernels, which
+// the report adds to the model's time: a figure read from a public benchmark (it has an origin)
+// timed single PyTorch-level calls unless its origin says it summed the kernels' device durations.
+double call_seconds(const PublishedFigure& figure);
+
 }  // namespace fa4::report
