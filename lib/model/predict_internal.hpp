@@ -1,0 +1,60 @@
+// What the parts of predict() share, inside lib/model only: the neutral pieces first (bytes, the
+// schedule of CTAs on the SMs), then the terms each part prices. predict.cpp holds the tile rules
+// and the families, schedule.cpp the whole-kernel time, backward_terms.cpp the backward's launches
+// and per-kernel terms, naive.cpp the unfused algorithm, checks.cpp the refusals.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "hw/spec.hpp"
+#include "model/factors.hpp"
+#include "model/model.hpp"
+
+namespace fa4::model::internal {
+
+inline constexpr double kLseBytes = 4;
+
+// Bytes per clock one SM may draw from HBM when every SM pulls at once.
+inline double hbm_bytes_per_clk_per_sm(const hw::Spec& gpu) {
+  return gpu.hbm_bytes_per_s * gpu.copy_efficiency / gpu.sms / (gpu.peak_clock_mhz * 1e6);
+}
+
+// A share of a datasheet figure measured on this GPU, with the model file's source.
+Factor measured_share(const hw::Spec& gpu, factors::Reported factor, double value,
+                      const std::string& pointer);
+
+// --- The backward's launches and terms (backward_terms.cpp) ---------------------------------
+bool lab_backward(const hw::Spec& gpu, const Options& o);
+int resident_ctas(const hw::Spec& gpu, const AttnShape& s, const Options& o);
+bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o);
+struct SideLaunches {
+  double bytes = 0;  // HBM bytes whose time adds to the main kernel's
+  int launches = 0;  // besides the main kernel's (one per pass)
+};
+double key_grad_bytes(const AttnShape& s, double heads);
+int key_grad_reduce_launches(const hw::Spec& gpu, const AttnShape& s, const Options& o);
+int walking_dq_slots(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile t);
+std::optional<SideLaunches> backward_side_launches(const hw::Spec& gpu, const AttnShape& s,
+                                                   const Options& o, const Prediction& p);
+double layout_copy_seconds(const hw::Spec& gpu, const AttnShape& s);
+double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p);
+double spilled_dq_add_bytes(const AttnShape& s);
+
+// --- The whole kernel (schedule.cpp) --------------------------------------------------------
+// Bytes each CTA moves besides its tiles: Q (or K, V for backward) and the first tile loaded, O
+// (or dK, dV) stored.
+double cta_bytes(const AttnShape& s, const Prediction& p);
+// The fused algorithms' whole-kernel figures from the tile time: the CTAs on the SMs (with
+// `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
+void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
+                    double cta_overhead_cycles);
+
+// --- The naive algorithm (naive.cpp) and the refusals (checks.cpp) --------------------------
+Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p);
+Status check_options(const hw::Spec& gpu, const AttnShape& s, const Options& o);
+Status check_tile_fits(const hw::Spec& gpu, const AttnShape& s, const Options& o, Tile tile);
+
+}  // namespace fa4::model::internal
