@@ -3,28 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cmath>
 #include <optional>
 
 #include "model/algorithm_traits.hpp"
 
 namespace fa4::orchestration {
-namespace {
-
-// A prediction whose time or TFLOP/s is no finite positive number (hardware figures at the ends
-// of their ranges, a model fault) is refused rather than stored: SQLite would keep Inf, or NULL
-// for NaN, and every report after would print it.
-Status check_finite(const model::Prediction& p) {
-  if (std::isfinite(p.time_s) && p.time_s > 0 && std::isfinite(p.tflops) && p.tflops > 0)
-    return Ok{};
-  return Error{fmt::format(
-      "the model predicts {} s ({} TFLOP/s) for {} {} {} on {}, no finite time: nothing was "
-      "recorded; check that GPU's figures (fa4-analyze gpus show {}) and the shape",
-      p.time_s, p.tflops, model::to_string(p.algorithm), to_string(p.pass), describe(p.shape),
-      p.gpu, p.gpu)};
-}
-
-}  // namespace
 
 std::size_t planned_predictions(const PredictPlan& plan) {
   return plan.gpus.size() * plan.algorithms.size() * plan.passes.size() * plan.shapes.size();
@@ -74,7 +57,6 @@ Result<PredictOutcome> predict_and_record(const PredictPlan& plan, const store::
             ++out.refused;
             continue;
           }
-          if (auto finite = check_finite(*p); !finite) return finite.error();
           batch.push_back(std::move(p).value());
           if (batch.size() == kPredictionBatch)
             if (auto flushed = flush(); !flushed) return flushed.error();

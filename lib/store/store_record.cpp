@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "store/problem_columns.hpp"
 #include "store/store.hpp"
@@ -101,6 +102,16 @@ class PredictionInserter {
   // position among `total`.
   Result<std::int64_t> insert(std::int64_t run_id, const model::Prediction& p, std::size_t position,
                               std::size_t total, const std::string& path) {
+    // A time or rate that is no finite positive number (hardware figures at the ends of their
+    // ranges, a model fault) is refused: SQLite would keep Inf, or NULL for NaN, and every report
+    // after would print it. Every prediction the tool stores (predict's, bench's) passes here.
+    if (!(std::isfinite(p.time_s) && p.time_s > 0 && std::isfinite(p.tflops) && p.tflops > 0))
+      return Error{fmt::format(
+          "{}: recorded none of the {} predictions: prediction {} ({} {} {} on {}): the model "
+          "predicts {} s ({} TFLOP/s), not a finite positive time (NaN or Inf); check that GPU's "
+          "figures (fa4-analyze gpus show {}) and the shape",
+          path, total, position + 1, model::to_string(p.algorithm), to_string(p.pass),
+          describe(p.shape), p.gpu, p.time_s, p.tflops, p.gpu)};
     insert_.reset();
     bind_prediction(insert_, run_id, p);
     Status done = insert_.run();

@@ -118,6 +118,28 @@ TEST(StoreRecord, RecordPredictionsReturnsTheIdsInTheOrderGiven) {
   EXPECT_EQ(count(store, "predictions"), 3);
 }
 
+// Inf or NaN would be stored (NaN as NULL) and printed by every report after: refused, with
+// nothing of the batch recorded.
+TEST(StoreRecord, ANonFinitePredictionIsRefusedAndNothingOfItsBatchRecorded) {
+  Store store = memory_store();
+  auto run = store.begin_run({});
+  ASSERT_TRUE(run.ok());
+  for (const auto& [time_s, tflops] :
+       {std::pair{std::numeric_limits<double>::infinity(), 0.0},
+        std::pair{std::numeric_limits<double>::quiet_NaN(), 1.0}, std::pair{1e-3, 0.0}}) {
+    model::Prediction bad = sample_prediction();
+    bad.time_s = time_s;
+    bad.tflops = tflops;
+    const auto ids = store.record_predictions(*run, {sample_prediction(), bad});
+    ASSERT_FALSE(ids.ok());
+    EXPECT_NE(ids.error().message.find("prediction 2 (fa3 bwd"), std::string::npos)
+        << ids.error().message;
+    EXPECT_NE(ids.error().message.find("not a finite positive time"), std::string::npos)
+        << ids.error().message;
+  }
+  EXPECT_EQ(count(store, "predictions"), 0);
+}
+
 TEST(StoreRecord, APredictionRoundTripsEveryField) {
   Store store = memory_store();
   model::Prediction p = sample_prediction();
@@ -259,7 +281,7 @@ TEST(StoreRecord, ABatchIsAllOrNothing) {
   ASSERT_FALSE(failed.ok());
   EXPECT_THAT(failed.error().message, HasSubstr("recorded none of the 3 predictions"));
   EXPECT_THAT(failed.error().message, HasSubstr("prediction 2 (fa3 bwd"));
-  EXPECT_THAT(failed.error().message, HasSubstr("NOT NULL constraint failed: predictions.time_s"));
+  EXPECT_THAT(failed.error().message, HasSubstr("not a finite positive time"));
   EXPECT_THAT(failed.error().message, HasSubstr("NaN"));
   EXPECT_EQ(count(store, "predictions"), 0);
   EXPECT_EQ(count(store, "prediction_factors"), 0);
