@@ -95,18 +95,42 @@ store::Measurement to_measurement(const Result<bench::AttentionRun>& r) {
   return m;
 }
 
+// The fastest HBM stream `ceilings` measured on `device` (TB/s) and its unit, the better of the
+// read-only stream and the copy (a read-bound kernel such as decode may pass the copy); 0 when
+// none is recorded.
+struct HbmCeiling {
+  double tb_s = 0;
+  std::string unit;
+};
+HbmCeiling measured_hbm_ceiling(const store::Store& db, const std::string& device) {
+  HbmCeiling best;
+  for (const store::CeilingRow& row : take(db.latest_ceilings()))
+    if (row.ceiling.device == device &&
+        (row.ceiling.unit == "hbm_read" || row.ceiling.unit == "hbm_copy") &&
+        row.ceiling.value > best.tb_s)
+      best = {row.ceiling.value, row.ceiling.unit};
+  return best;
+}
+
 // `label`: the kernel's name, and for a backward kernel the forward kernel that made its O and LSE.
-void print_result(const std::string& label, const AttnShape& shape, const store::Measurement& m,
-                  std::int64_t id) {
-  if (id == 0)
+// Beside TFLOP/s, the rate of the fewest HBM bytes the pass must move (core/shape.hpp: decode's
+// KV cache read once), and its share of the measured HBM ceiling when there is one.
+void print_result(const std::string& label, const AttnShape& shape, Pass pass,
+                  const store::Measurement& m, std::int64_t id, const HbmCeiling& hbm) {
+  if (id == 0) {
     fmt::print("{:<8} {:<40} already recorded (--resume)\n", label, describe(shape));
-  else if (m.status == store::MeasurementStatus::ok)
-    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s{}\n", label,
-               describe(shape), m.median_s * 1e3, 100 * (m.p75_s - m.p25_s) / m.median_s,
-               m.samples_s.size(), m.tflops, m.reason.empty() ? "" : "\n  warning: " + m.reason);
-  else
+  } else if (m.status == store::MeasurementStatus::ok) {
+    const double tb_s = attention_min_hbm_bytes(shape, pass) / m.median_s / 1e12;
+    const std::string share =
+        hbm.tb_s > 0 ? fmt::format(" ({:.0f}% of {})", 100 * tb_s / hbm.tb_s, hbm.unit) : "";
+    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s {:5.2f} TB/s{}{}\n",
+               label, describe(shape), m.median_s * 1e3, 100 * (m.p75_s - m.p25_s) / m.median_s,
+               m.samples_s.size(), m.tflops, tb_s, share,
+               m.reason.empty() ? "" : "\n  warning: " + m.reason);
+  } else {
     fmt::print("{:<8} {:<40} {}: {}\n", label, describe(shape), store::to_string(m.status),
                m.reason);
+  }
 }
 
 // The forward kernel that makes a backward kernel's O and LSE (run once, not timed): fa3 where it
@@ -197,9 +221,10 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
     if (terminal) fmt::print("\r\033[K");
     return m;
   };
+  const HbmCeiling hbm = measured_hbm_ceiling(db, device->name);
   auto printed = [&](const orchestration::SweepConfig& config, const store::Measurement& m,
                      std::int64_t id) {
-    print_result(result_label(config, *device), config.shape, m, id);
+    print_result(result_label(config, *device), config.shape, mode.pass, m, id, hbm);
   };
   const orchestration::SweepSummary summary =
       take(orchestration::run_sweep(db, configs, settings, measure, printed));
