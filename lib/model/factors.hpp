@@ -583,46 +583,9 @@ inline constexpr double kFrameworkCallSeconds = 15e-6;
 // adds the value it used. The GPU's measured shares take their source from the model file.
 
 enum class Reported {
-  gemm_efficiency,                 // the model file's measured GEMM share of the peak
-  copy_efficiency,                 // the model file's measured copy share of HBM bandwidth
-  sustained_clock_share,           // the model file's sustained clock share of long launches
-  launch_overhead_s,               // kLaunchOverheadSeconds
-  naive_streaming_share,           // kNaiveStreamingShare
-  naive_row_latency_s,             // kNaiveRowLatencySeconds
-  softmax_change_exposure,         // kHopperSoftmaxChangeExposure
-  pingpong_hidden_share,           // kHopperPingPongHiddenShare
-  overlap_fa2_forward,             // kOverlapFa2Forward (fitted)
-  overlap,                         // kOverlapFa2Backward (by design)
-  mma_sync_share_measured,         // hw::Spec::mma_sync_share
-  mma_sync_share_published,        // kMmaSyncShareHopper
-  rescale_share,                   // kConditionalRescaleShare
-  tile_overhead_cycles,            // kHopperPersistentTileOverheadCycles
-  blackwell_tile_overhead_cycles,  // kBlackwellPersistentTileOverheadCycles
-  deterministic_wait_tiles,        // kDeterministicWaitTiles
-  cudnn_deterministic_step_cycles,  // kCudnnDeterministicStepCycles
-  cudnn_deterministic_dq_order_step_cycles,  // kCudnnDeterministicDqOrderStepCycles
-  fa4_deterministic_reduce_wait_cycles,  // kFa4DeterministicReduceWaitCycles x head dim / 128
-  fa2_backward_rereads,            // kFa2BackwardWarpGridRereads
-  fa2_backward_ldmatrix_share,     // kFa2BackwardLdmatrixShare
-  key_block_io_exposure,           // kBackwardKeyBlockIoExposure
-  lab_fa3_step_wait_cycles,        // kLabFa3BackwardStepWaitCycles
-  lab_fa3_one_stage_ring_cycles,   // kLabFa3OneStageRingCycles
-  lab_fa3_serial_dq_chunk_cycles,  // kLabFa3SerialDqChunkCyclesPerElement
-  lab_fa3_staged_step_wait_cycles,  // kLabFa3StagedDqStepWaitCycles
-  fa2_dq_reduction_rate,           // kFa2DqReductionBytesPerCycle
-  overlap_persistent_backward,     // kOverlapPersistentBackward
-  mma_sync_share_blackwell,        // kMmaSyncShareBlackwell
-  softmax_issue_share,             // kBlackwellSoftmaxIssueShare
-  stream_norm_exponent,            // kBlackwellStreamNormExponent
-  ultra_forward_tensor_share,      // kBlackwellUltraForwardTensorShare
-  hopper_bwd_step_wait_cycles,     // kHopperBackwardStepWaitCycles
-  hopper_bwd_key_block_fill_cycles,  // kHopperBackwardKeyBlockFillCycles
-  fa4_shared_tmem_columns_step_cycles,  // kFa4SharedTmemColumnsStepCycles
-  fa4_single_tile_cta_cycles,      // kFa4SingleTileCtaCycles
-  fa4_forward_single_tile_cta_cycles,  // kFa4ForwardSingleTileCtaCycles
-  fa4_backward_overlap,            // kFa4BackwardSeparateColumnsOverlap
-  fa4_dq_chain_link_s,             // kFa4DqChainLinkSeconds
-  spilled_dq_add_band_keys,        // kSpilledDqAddBandKeys
+#define FA4_REPORTED(id, ...) id,
+#include "model/reported_factors.def"
+#undef FA4_REPORTED
 };
 
 struct ReportedText {
