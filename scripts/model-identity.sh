@@ -2,8 +2,9 @@
 # Every prediction the tool makes, in one text file, for a change that must not move a figure:
 # `published --json`, `predict` over every shipped sweep on every GPU model and algorithm (the
 # predictions and their factors, sorted, without run ids), `model --json` over a grid of options
-# and shapes, every registered kernel's configuration (kernel_models_dump) and the golden report
-# test's verdict. Run it before the change and after, and diff the two files.
+# and shapes, the roofline's roofs and points on every GPU model and every registered kernel's
+# configuration (kernel_models_dump); the golden report test (report_tests) checks the rest. Run
+# it before the change and after, and diff the two files.
 #   scripts/model-identity.sh BINARY DUMP_BINARY OUT_FILE
 set -euo pipefail
 bin=$1 dump=$2 out=$3
@@ -38,6 +39,13 @@ run() { "$bin" --models "$root/models" --db "$work/r.db" "$@"; }
           done
         done
       done
+    done
+  done
+  echo "== roofline"
+  for gpu in $(run gpus --json | python3 -c 'import json,sys; [print(g["id"]) for g in json.load(sys.stdin)]'); do
+    for pass in fwd bwd; do
+      run roofline --gpu "$gpu" --pass $pass --json
+      run roofline --gpu "$gpu" --pass $pass --csv --sweep "$root/data/sweeps/fa3-paper.json" 2>&1
     done
   done
   echo "== kernel models"

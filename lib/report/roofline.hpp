@@ -13,37 +13,21 @@
 #include "hw/measured_ceilings.hpp"
 #include "hw/spec.hpp"
 #include "model/model.hpp"
+#include "model/roofline_bounds.hpp"
 #include "report/chart.hpp"
 #include "store/store.hpp"
 
 namespace fa4::report {
 
-struct Roof {
-  std::string name;  // "exp2 on MUFU, hd128"
-  double tflops = 0;
-  bool measured = false;  // from the measured unit ceilings (drawn dashed)
-};
-
-struct RooflineBounds {
-  std::string gpu;  // hw::Spec::id
-  Pass pass = Pass::fwd;
-  double hbm_tb_s = 0;            // datasheet
-  double measured_hbm_tb_s = 0;   // device-to-device copy; 0 when not measured
-  std::vector<Roof> roofs;        // the dense peak first, then per head dim, modeled then measured
-  std::string ceiling_algorithm;  // the algorithm whose tiles give the attention ceilings
-  std::string measured_from;      // "NVIDIA H200, run 1, 2026-11-23T00:52:24Z"; "" when none
-};
+// The roofs (model/roofline_bounds.hpp), as the charts take them.
+using model::Roof;
+using model::roofline_bounds;
+using model::RooflineBounds;
 
 // The measured unit ceilings of the devices that `gpu` models, from Store::latest_ceilings().
 std::vector<hw::MeasuredCeiling> measured_ceilings_of(const std::vector<hw::Spec>& specs,
                                                       const hw::Spec& gpu,
                                                       const std::vector<store::CeilingRow>& rows);
-
-// The roofs for `pass` and each head dim (headdim == headdim_v, bf16), from the model's tile for
-// the GPU's FlashAttention-style algorithm (fa4 where it runs, else fa2). `measured` may be empty.
-Result<RooflineBounds> roofline_bounds(const hw::Spec& gpu, Pass pass,
-                                       const std::vector<std::int64_t>& headdims,
-                                       const std::vector<hw::MeasuredCeiling>& measured);
 
 struct RooflinePoint {
   std::string kernel;  // "fa4", "sdpa_cudnn"
