@@ -1,0 +1,54 @@
+// One side of a comparison: what a BASELINE or CONTENDER argument names (a database file and one
+// of its runs, or the whole file) and the configurations read from it, measured or predicted.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compare/verdict.hpp"
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "store/store.hpp"
+
+namespace fa4::compare {
+
+// "file.db:RUN" (one run), "file.db" (the whole database: the latest of each configuration) or
+// "RUN" (a run of `default_db`, the --db database).
+struct SideSpec {
+  std::string db_path;
+  std::optional<std::int64_t> run_id;
+  std::string text;  // as given, for messages and labels
+};
+// `role` ("BASELINE", "CONTENDER") names the argument in the error.
+Result<SideSpec> parse_side(std::string_view text, std::string_view default_db,
+                            std::string_view role);
+
+// One configuration of a side: a kernel (or, for predictions, an algorithm) on a problem on a
+// device (or hardware model).
+struct Entry {
+  std::string device;
+  std::string kernel;
+  std::string source;  // store::kOurSource, "peer:torch-cudnn", ...; "model" for predictions
+  AttnShape shape;
+  Pass pass = Pass::fwd;
+  SideSamples samples;     // measured: the samples and their flags
+  double predicted_s = 0;  // predicted: the model's time
+  std::string bottleneck;  // predicted: the kernel's bottleneck
+};
+
+struct Side {
+  std::string label;       // "runs.db:3" or "runs.db"
+  bool predicted = false;  // a model's predictions, not measurements
+  std::vector<Entry> entries;
+};
+
+// Reads the side from its database (opened by the caller, read-only): a run's measurements (a
+// bench or import run) or predictions (a predict run); a whole database's measurements, or its
+// predictions when it has no measurement. Refuses a run that does not exist (naming the runs
+// there) and a run with nothing to compare.
+Result<Side> read_side(const store::Store& db, const SideSpec& spec);
+
+}  // namespace fa4::compare
