@@ -12,6 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run() { "$bin" --models "$root/models" --db "$work/r.db" "$@"; }
+gpus=$(run gpus --json | python3 -c 'import json,sys; [print(g["id"]) for g in json.load(sys.stdin)]')
 {
   echo "== published --json"
   run published --json
@@ -23,7 +24,7 @@ run() { "$bin" --models "$root/models" --db "$work/r.db" "$@"; }
   run query --format csv --limit 0 "SELECT $key, f.position, f.name, f.value, f.meaning,
     f.fitted_to FROM prediction_factors f JOIN predictions p ON p.id = f.prediction_id" | sort
   echo "== model --json"
-  for gpu in $(run gpus --json | python3 -c 'import json,sys; [print(g["id"]) for g in json.load(sys.stdin)]'); do
+  for gpu in $gpus; do
     for kernel in naive fa2 fa3 fa4; do
       for pass in fwd bwd; do
         for shape in "--seqlen 512 --headdim 64" "--seqlen 4096 --headdim 128" \
@@ -42,7 +43,7 @@ run() { "$bin" --models "$root/models" --db "$work/r.db" "$@"; }
     done
   done
   echo "== roofline"
-  for gpu in $(run gpus --json | python3 -c 'import json,sys; [print(g["id"]) for g in json.load(sys.stdin)]'); do
+  for gpu in $gpus; do
     for pass in fwd bwd; do
       run roofline --gpu "$gpu" --pass $pass --json
       run roofline --gpu "$gpu" --pass $pass --csv --sweep "$root/data/sweeps/fa3-paper.json" 2>&1
