@@ -81,8 +81,8 @@ void write_chart(const compare::Comparison& c, const std::string& file) {
 std::string json_of(const compare::Comparison& c) {
   const compare::Summary s = compare::summarize(c);
   nlohmann::ordered_json j;
-  j["baseline"] = c.baseline.label;
-  j["contender"] = c.contender.label;
+  j["baseline"] = c.baseline_name();
+  j["contender"] = c.contender_name();
   j["predicted"] = c.predicted;
   j["threshold"] = c.rules.threshold;
   j["alpha"] = c.rules.alpha;
@@ -132,7 +132,7 @@ void run_compare(const Context& ctx, const CompareOptions& o) {
   } else if (o.markdown) {
     fmt::print("{}", compare::markdown(c));
   } else {
-    fmt::print("baseline {} against contender {}\n", c.baseline.label, c.contender.label);
+    fmt::print("baseline {} against contender {}\n", c.baseline_name(), c.contender_name());
     fmt::print("{}", report::format_text(compare::comparison_table(c), {.row_count = false}));
     fmt::print("{}{}\n", unmatched, compare::summary_line(c));
   }

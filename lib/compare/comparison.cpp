@@ -79,6 +79,7 @@ Result<Comparison> compare_sides(Side baseline, Side contender, const Pairing& p
   c.baseline = std::move(baseline);
   c.contender = std::move(contender);
   c.predicted = c.baseline.predicted;
+  c.pairing = pairing;
   c.rules = rules;
   const auto b = index(c.baseline, pairing, true);
   const auto k = index(c.contender, pairing, false);
@@ -120,6 +121,16 @@ Result<Comparison> compare_sides(Side baseline, Side contender, const Pairing& p
       return std::abs(std::log(x.judgement.ratio)) > std::abs(std::log(y.judgement.ratio));
     });
   return c;
+}
+
+std::string Comparison::baseline_name() const {
+  return pairing.against.empty() ? baseline.label
+                                 : fmt::format("{} of {}", pairing.kernel, baseline.label);
+}
+
+std::string Comparison::contender_name() const {
+  return pairing.against.empty() ? contender.label
+                                 : fmt::format("{} of {}", pairing.against, contender.label);
 }
 
 Summary summarize(const Comparison& c) {

@@ -31,12 +31,24 @@ struct Row {
   Judgement judgement;
 };
 
+// Rows point into the sides it holds: it moves, it is never copied.
 struct Comparison {
+  Comparison() = default;
+  Comparison(Comparison&&) = default;
+  Comparison& operator=(Comparison&&) = default;
+  Comparison(const Comparison&) = delete;
+  Comparison& operator=(const Comparison&) = delete;
+
   Side baseline, contender;
   bool predicted = false;  // both sides a model's predictions
+  Pairing pairing;
   Rules rules;
   std::vector<Row> rows;  // measured: by device, pass, problem; predicted: the largest moves first
   std::vector<std::string> only_baseline, only_contender;  // unmatched, described
+
+  // "a.db:2", or "fa3 of a.db:2" kernel against kernel.
+  std::string baseline_name() const;
+  std::string contender_name() const;
 };
 
 // Matches and judges. Refuses a measured side against a predicted one, and two sides with no

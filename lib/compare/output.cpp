@@ -101,7 +101,7 @@ std::string unmatched_lines(const Comparison& c) {
 
 std::string markdown(const Comparison& c) {
   std::string out = fmt::format("### compare: `{}` (baseline) against `{}` (contender)\n\n",
-                                c.baseline.label, c.contender.label);
+                                c.baseline_name(), c.contender_name());
   out += fmt::format("**{}**\n\n", summary_line(c));
   out += fmt::format(
       "Ratio = contender's {} / baseline's: below 1 is faster. Threshold {:g}%{}.\n\n",
@@ -126,7 +126,7 @@ std::string markdown(const Comparison& c) {
 report::Figure ratio_chart(const Comparison& c, const std::string& name) {
   report::Figure f;
   f.name = name;
-  f.title = fmt::format("contender {} against baseline {}", c.contender.label, c.baseline.label);
+  f.title = fmt::format("contender {} against baseline {}", c.contender_name(), c.baseline_name());
   f.caption = fmt::format(
       "Contender / baseline {} per configuration (numbered as the table's rows){}; the line at "
       "1.0 is no change, the dashed lines the +-{:g}% threshold.",

@@ -122,7 +122,8 @@ TEST_F(CompareCli, TwoKernelsOfOneRunAndAKernelAgainstAPeer) {
   ASSERT_EQ(peer.code, 0) << peer.err;
   const json p = json::parse(peer.out);
   EXPECT_EQ(p["rows"].size(), 36u);
-  EXPECT_EQ(p["baseline"], "a.db");
+  EXPECT_EQ(p["baseline"], "fa3 of a.db");
+  EXPECT_EQ(p["contender"], "sdpa_cudnn of a.db");
   const Outcome alone = run("compare a.db:2 --kernel fa3");
   EXPECT_EQ(alone.code, 1);
   EXPECT_NE(alone.err.find("name a CONTENDER"), std::string::npos) << alone.err;
