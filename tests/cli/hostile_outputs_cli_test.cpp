@@ -169,12 +169,16 @@ TEST_F(HostileOutputs, NameOfAModelFileRunsNothing) {
 
 TEST_F(HostileOutputs, ModelFileWhoseFileNameHoldsANewlineRunsNothing) {
   if (gnuplot_missing()) GTEST_SKIP() << "no gnuplot: the scripts are not run";
-  const std::string id = payload("h200");
+  // A file name holds no '/', so the planted command touches a relative path: it lands wherever
+  // gnuplot runs (the chart's folder), and the whole test folder is searched for it.
+  const std::string id = "h200\n!touch PWN\n#";
   models_with_h200([](nlohmann::json&) {}, id + ".json");
+  ASSERT_TRUE(fs::exists(dir_ / "models" / (id + ".json")));
   run_script("\"$CLI\" --db t.db --models models roofline --out chart/roofline.svg --gpu '" + id +
              "'");
   run("--db t.db --models models report --out r.md" + shipped_data());
-  EXPECT_FALSE(fs::exists(planted_file())) << "a planted command ran";
+  for (const auto& entry : fs::recursive_directory_iterator(dir_))
+    EXPECT_NE(entry.path().filename(), "PWN") << "a planted command ran: " << entry.path();
 }
 
 // --- Links where the outputs go ---------------------------------------------------------------
