@@ -32,6 +32,16 @@ inline std::string slurp(const std::filesystem::path& file) {
 
 class CliTest : public ::testing::Test {
  protected:
+  // The refusal every bad input gets: status 1 and one "error: ..." line that holds `text`, never
+  // an internal error.
+  static void expect_refusal(const Outcome& r, const std::string& text) {
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("internal"), std::string::npos) << r.err;
+  }
+
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("fa4-cli-" + std::to_string(::getpid()) + "-" +

@@ -67,13 +67,6 @@ class HostileDatabase : public CliTest {
     return run_script(std::string(kTimeout) + "\"$CLI\" " + args);
   }
 
-  // One "error: ..." line that holds `text`, and status 1.
-  static void expect_refusal(const Outcome& r, const std::string& text) {
-    EXPECT_EQ(r.code, 1) << r.out << r.err;
-    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
-    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
-  }
 
   std::string count(const std::string& table) {
     return sqlite_value(dir_ / "t.db", "SELECT COUNT(*) FROM " + table);

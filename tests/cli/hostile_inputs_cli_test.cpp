@@ -46,14 +46,6 @@ class HostileInputs : public CliTest {
     std::ofstream(dir_ / "models/h100-sxm.json") << model.dump(1);
   }
 
-  // One "error: ..." line that holds `text`, and status 1.
-  static void expect_refusal(const Outcome& r, const std::string& text) {
-    EXPECT_EQ(r.code, 1) << r.out << r.err;
-    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
-    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("internal"), std::string::npos) << r.err;
-  }
 
   std::string csv(const std::string& db, const std::string& sql) {
     return run("--db " + db + " query \"" + sql + "\" --format csv").out;

@@ -86,14 +86,6 @@ class HostileOutputs : public CliTest {
   // anything, so a machine without gnuplot skips.
   static bool gnuplot_missing() { return std::system("gnuplot --version >/dev/null 2>&1") != 0; }
 
-  // One "error: ..." line that holds `text`, and status 1.
-  static void expect_refusal(const Outcome& r, const std::string& text) {
-    EXPECT_EQ(r.code, 1) << r.out << r.err;
-    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
-    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("internal"), std::string::npos) << r.err;
-  }
 
   // `roofline --measured --out` and `report` on t.db and the reference runs `runs` (an option):
   // each draws its charts (exit 0, an SVG written) and the planted command never runs.
