@@ -67,7 +67,6 @@ class HostileDatabase : public CliTest {
     return run_script(std::string(kTimeout) + "\"$CLI\" " + args);
   }
 
-
   std::string count(const std::string& table) {
     return sqlite_value(dir_ / "t.db", "SELECT COUNT(*) FROM " + table);
   }

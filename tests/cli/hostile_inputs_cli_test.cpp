@@ -46,7 +46,6 @@ class HostileInputs : public CliTest {
     std::ofstream(dir_ / "models/h100-sxm.json") << model.dump(1);
   }
 
-
   std::string csv(const std::string& db, const std::string& sql) {
     return run("--db " + db + " query \"" + sql + "\" --format csv").out;
   }

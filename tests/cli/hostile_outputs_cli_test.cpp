@@ -86,7 +86,6 @@ class HostileOutputs : public CliTest {
   // anything, so a machine without gnuplot skips.
   static bool gnuplot_missing() { return std::system("gnuplot --version >/dev/null 2>&1") != 0; }
 
-
   // `roofline --measured --out` and `report` on t.db and the reference runs `runs` (an option):
   // each draws its charts (exit 0, an SVG written) and the planted command never runs.
   void expect_nothing_runs(const std::string& runs) {
