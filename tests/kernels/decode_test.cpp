@@ -6,22 +6,18 @@
 // skips.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "bench/attention_check.hpp"
 #include "core/decode_tiles.hpp"
 #include "kernel_cases.hpp"
+#include "oracle_check.hpp"
 #include "kernels/decode/decode.hpp"
 #include "kernels/registry.hpp"
-#include "reference/attention.hpp"
 
 namespace fa4::bench {
 namespace {
-
-constexpr std::size_t kMaxCheckedRows = 256;
 
 // batch, query heads over KV heads, seqlen_q x seqlen_k, head dim, causal.
 std::vector<ShapeCase> decode_cases() {
@@ -42,24 +38,6 @@ std::vector<ShapeCase> decode_cases() {
       {"spec8_causal_cache5", shape_of(2, 8, 2, 8, 5, 128, true, bf16)},
       {"spec8_gqa8", shape_of(2, 16, 2, 8, 2000, 128, false, bf16)},
   };
-}
-
-// Runs `launch` on fresh random inputs of `shape` and checks it against the oracle.
-template <class Launch>
-void expect_matches_oracle(const AttnShape& shape, std::size_t workspace_bytes, Launch launch) {
-  const std::uint64_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(shape));
-  const reference::AttnInputs in = reference::random_inputs(shape, seed);
-  Result<DeviceProblem> problem = DeviceProblem::upload(in, workspace_bytes);
-  ASSERT_TRUE(problem.ok()) << problem.error().message;
-  ASSERT_TRUE(problem->poison_outputs().ok());
-  const Status launched = launch(problem->buffers());
-  ASSERT_TRUE(launched.ok()) << launched.error().message;
-  const Result<HostOutputs> out = fetch_outputs(*problem, shape);
-  ASSERT_TRUE(out.ok()) << out.error().message;
-  const CheckResult check =
-      check_against_oracle(in, *out, sample_rows(shape, kMaxCheckedRows, seed));
-  EXPECT_TRUE(check.passed()) << check.summary();
 }
 
 using EntryCase = std::tuple<const kernels::Kernel*, ShapeCase>;

@@ -5,20 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <ostream>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "bench/attention_check.hpp"
 #include "kernel_cases.hpp"
+#include "oracle_check.hpp"
 #include "kernels/registry.hpp"
-#include "reference/attention.hpp"
 
 namespace fa4::bench {
 namespace {
-
-constexpr std::size_t kMaxCheckedRows = 256;
 
 std::vector<ShapeCase> shape_cases() {
   std::vector<ShapeCase> cases;
@@ -69,21 +65,10 @@ TEST_P(KernelMatchesOracle, OnRandomInputs) {
   const AttnShape& shape = shape_case.shape;
   if (auto reason = kernels::why_unsupported(*kernel, shape, *device)) GTEST_SKIP() << *reason;
 
-  const std::uint64_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(shape));
-  const reference::AttnInputs in = reference::random_inputs(shape, seed, shape_case.input_stddev);
-  Result<DeviceProblem> problem =
-      DeviceProblem::upload(in, kernel->workspace_bytes(shape, *device));
-  ASSERT_TRUE(problem.ok()) << problem.error().message;
-  ASSERT_TRUE(problem->poison_outputs().ok());
-  const Status launched = kernel->launch(shape, problem->buffers(), nullptr);
-  ASSERT_TRUE(launched.ok()) << launched.error().message;
-  const Result<HostOutputs> out = fetch_outputs(*problem, shape);
-  ASSERT_TRUE(out.ok()) << out.error().message;
-
-  const CheckResult check =
-      check_against_oracle(in, *out, sample_rows(shape, kMaxCheckedRows, seed));
-  EXPECT_TRUE(check.passed()) << check.summary();
+  expect_matches_oracle(
+      shape, kernel->workspace_bytes(shape, *device),
+      [&](const kernels::AttnBuffers& b) { return kernel->launch(shape, b, nullptr); },
+      shape_case.input_stddev);
 }
 
 std::vector<KernelCase> kernel_cases() {
