@@ -16,7 +16,7 @@
 #include "hw/loader.hpp"
 #include "open_store.hpp"
 #include "progress.hpp"
-#include "report/published.hpp"
+#include "store/published_figures.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"
 #include "user_error.hpp"
@@ -40,7 +40,7 @@ bool is_published_file(const std::string& text) {
   return doc.is_object() && doc.contains("figures");
 }
 
-store::PublishedFigure to_store(const report::PublishedFigure& f) {
+store::PublishedFigure to_store(const published::PublishedFigure& f) {
   return {.source = f.source,
           .citation = f.citation,
           .gpu = f.gpu,
@@ -65,8 +65,8 @@ ParsedFile parse_file(const std::string& path, const Context& ctx,
   const std::string text = take(read_regular_file(path, kImportFile));
   parsed.is_published = is_published_file(text);
   if (parsed.is_published) {
-    const auto figures = take(report::load_published(path));
-    take(report::check_against_models(figures, specs));
+    const auto figures = take(published::load_published(path));
+    take(published::check_against_models(figures, specs));
     for (const auto& f : figures) parsed.published.push_back(to_store(f));
   } else {
     std::istringstream in(text);

@@ -1,4 +1,4 @@
-#include "report/published.hpp"
+#include "store/published_figures.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
 
-namespace fa4::report {
+namespace fa4::published {
 namespace {
 
 using nlohmann::json;
@@ -318,4 +318,4 @@ double published_flops(const PublishedFigure& f) {
   return 2 * double(s.batch) * double(s.heads_q) * pairs * per_pair;
 }
 
-}  // namespace fa4::report
+}  // namespace fa4::published
