@@ -42,22 +42,6 @@ std::string csv_field(const std::string& text) {
 
 }  // namespace
 
-std::vector<hw::MeasuredCeiling> measured_ceilings_of(const std::vector<hw::Spec>& specs,
-                                                      const hw::Spec& gpu,
-                                                      const std::vector<store::CeilingRow>& rows) {
-  std::vector<hw::MeasuredCeiling> measured;
-  for (const store::CeilingRow& row : rows) {
-    const hw::Spec* model = hw::match_device_name(specs, row.ceiling.device);
-    if (!model || model->id != gpu.id) continue;
-    measured.push_back({.unit = row.ceiling.unit,
-                        .value = row.ceiling.value,
-                        .per_sm_per_clk = row.ceiling.per_sm_per_clk,
-                        .provenance = fmt::format("{}, run {}, {}", row.ceiling.device, row.run_id,
-                                                  row.started_at)});
-  }
-  return measured;
-}
-
 std::string regime(const AttnShape& s) {
   if (s.seqlen_q <= kDecodeQueries && s.seqlen_q < s.seqlen_k) return "decode";
   if (s.seqlen_q < s.seqlen_k) return "chunked prefill";

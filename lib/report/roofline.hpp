@@ -15,6 +15,7 @@
 #include "model/model.hpp"
 #include "model/roofline_bounds.hpp"
 #include "report/chart.hpp"
+#include "store/measured_ceilings.hpp"
 #include "store/store.hpp"
 
 namespace fa4::report {
@@ -24,10 +25,7 @@ using model::Roof;
 using model::roofline_bounds;
 using model::RooflineBounds;
 
-// The measured unit ceilings of the devices that `gpu` models, from Store::latest_ceilings().
-std::vector<hw::MeasuredCeiling> measured_ceilings_of(const std::vector<hw::Spec>& specs,
-                                                      const hw::Spec& gpu,
-                                                      const std::vector<store::CeilingRow>& rows);
+using store::measured_ceilings_of;  // store/measured_ceilings.hpp
 
 struct RooflinePoint {
   std::string kernel;  // "fa4", "sdpa_cudnn"
