@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <utility>
 
+#include "core/kv_pages.hpp"
 #include "kernels/cuda_status.hpp"
 #include "reference/half_float.hpp"
 
@@ -38,15 +40,50 @@ Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype
   return buffer;
 }
 
+namespace {
+
+Result<DeviceBuffer> upload_int32(const std::vector<std::int32_t>& values) {
+  Result<DeviceBuffer> buffer = DeviceBuffer::allocate(values.size() * sizeof(std::int32_t));
+  if (!buffer) return buffer;
+  if (Status s = kernels::cuda_status(
+          cudaMemcpy(buffer->get(), values.data(), buffer->size(), cudaMemcpyHostToDevice),
+          "uploading a block table or key counts");
+      !s)
+    return s.error();
+  return buffer;
+}
+
+// K or V as the kernel reads it: contiguous, or in the page pool through `table`.
+Result<DeviceBuffer> upload_keys(const std::vector<float>& values, const AttnShape& s,
+                                 std::int64_t width, const std::vector<std::int32_t>& table) {
+  if (s.page_size == 0) return upload_16_bit(values, s.dtype);
+  const float unwritten = std::numeric_limits<float>::quiet_NaN();
+  return upload_16_bit(kv_pages::to_pages(values, s, width, table, unwritten), s.dtype);
+}
+
+}  // namespace
+
 Result<DeviceProblem> DeviceProblem::upload(const reference::AttnInputs& in,
-                                            std::size_t workspace_bytes) {
+                                            std::size_t workspace_bytes, std::uint64_t seed) {
   DeviceProblem problem;
   const AttnShape& s = in.shape;
   auto q = upload_16_bit(in.q, s.dtype);
   if (!q) return q.error();
-  auto k = upload_16_bit(in.k, s.dtype);
+  std::vector<std::int32_t> table;
+  if (s.page_size) {
+    table = kv_pages::shuffled_block_table(s, seed);
+    auto block_table = upload_int32(table);
+    if (!block_table) return block_table.error();
+    problem.block_table = std::move(*block_table);
+  }
+  if (!s.seqlens_k.empty()) {
+    auto seqlens = upload_int32(std::vector<std::int32_t>(s.seqlens_k.begin(), s.seqlens_k.end()));
+    if (!seqlens) return seqlens.error();
+    problem.seqlens_k = std::move(*seqlens);
+  }
+  auto k = upload_keys(in.k, s, s.headdim, table);
   if (!k) return k.error();
-  auto v = upload_16_bit(in.v, s.dtype);
+  auto v = upload_keys(in.v, s, s.headdim_v, table);
   if (!v) return v.error();
   auto o = DeviceBuffer::allocate(std::size_t(o_elements(s)) * sizeof(std::uint16_t));
   if (!o) return o.error();
@@ -69,7 +106,9 @@ kernels::AttnBuffers DeviceProblem::buffers() const {
                               .v = v.get(),
                               .o = o.get(),
                               .lse = static_cast<float*>(lse.get()),
-                              .workspace = workspace.get()};
+                              .workspace = workspace.get(),
+                              .block_table = static_cast<const std::int32_t*>(block_table.get()),
+                              .seqlens_k = static_cast<const std::int32_t*>(seqlens_k.get())};
 }
 
 Status DeviceProblem::poison_outputs() const {

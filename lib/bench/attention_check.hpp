@@ -18,12 +18,16 @@ namespace fa4::bench {
 // `values` (already rounded to `dtype`) as 16-bit patterns in a new device buffer.
 Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype);
 
-// One problem on the device: Q, K, V as 16-bit patterns; O, LSE and the kernel's workspace.
+// One problem on the device: Q, K, V as 16-bit patterns; O, LSE and the kernel's workspace; for
+// a paged cache the block table, for a ragged batch the key counts.
 struct DeviceProblem {
-  DeviceBuffer q, k, v, o, lse, workspace;
+  DeviceBuffer q, k, v, o, lse, workspace, block_table, seqlens_k;
 
-  // Allocates for `in.shape` (plus workspace_bytes), uploads Q, K, V.
-  static Result<DeviceProblem> upload(const reference::AttnInputs& in, std::size_t workspace_bytes);
+  // Allocates for `in.shape` (plus workspace_bytes), uploads Q, K, V. A paged shape's K and V go
+  // into a pool of pages in shuffled order (kv_pages::shuffled_block_table with `seed`), slots no
+  // key fills holding NaN.
+  static Result<DeviceProblem> upload(const reference::AttnInputs& in, std::size_t workspace_bytes,
+                                      std::uint64_t seed = 0);
   kernels::AttnBuffers buffers() const;
   // Fills O and LSE with 0xFF bytes: NaN in bf16, fp16 and float32, so unwritten outputs fail.
   Status poison_outputs() const;

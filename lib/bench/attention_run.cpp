@@ -27,7 +27,8 @@ Result<AttentionRun> run_attention(const kernels::Kernel& kernel, const AttnShap
   if (auto reason = kernels::why_unsupported(kernel, shape, device))
     return not_timed(Outcome::skipped, *reason);
   const reference::AttnInputs in = reference::random_inputs(shape, seed);
-  Result<DeviceProblem> problem = DeviceProblem::upload(in, kernel.workspace_bytes(shape, device));
+  Result<DeviceProblem> problem =
+      DeviceProblem::upload(in, kernel.workspace_bytes(shape, device), seed);
   if (!problem) return problem.error();
   if (Status s = problem->poison_outputs(); !s) return s.error();
   if (Status s = kernel.launch(shape, problem->buffers(), nullptr); !s)

@@ -71,4 +71,10 @@ constexpr int choose_splits(const AttnShape& shape, int sms) {
   return best;
 }
 
+// The split count a decode kernel runs: the shape's forced count, else choose_splits. A ragged
+// batch is cut as its longest sequence (seqlen_k); shorter ones leave some parts empty.
+constexpr int splits_for(const AttnShape& shape, int sms) {
+  return shape.splits ? int(shape.splits) : choose_splits(shape, sms);
+}
+
 }  // namespace fa4::decode_tiles

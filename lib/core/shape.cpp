@@ -34,6 +34,49 @@ int element_bytes(Dtype dtype) { return dtype == Dtype::fp8 ? 1 : 2; }
 
 std::int64_t side_seqlen(std::int64_t side, std::int64_t both) { return side != 0 ? side : both; }
 
+std::int64_t keys_of(const AttnShape& shape, std::int64_t b) {
+  return shape.seqlens_k.empty() ? shape.seqlen_k : shape.seqlens_k[std::size_t(b)];
+}
+
+double total_keys(const AttnShape& shape) {
+  if (shape.seqlens_k.empty()) return double(shape.batch) * double(shape.seqlen_k);
+  double sum = 0.0;
+  for (const std::int64_t keys : shape.seqlens_k) sum += double(keys);
+  return sum;
+}
+
+namespace {
+
+// The serving fields: pages, ragged key counts, a forced split count.
+Status validate_serving(const AttnShape& s) {
+  if (s.page_size < 0)
+    return Error{fmt::format(
+        "impossible shape: page-size = {}; give the tokens per KV-cache page (a positive integer), "
+        "or 0 for a contiguous cache",
+        s.page_size)};
+  if (s.splits < 0)
+    return Error{fmt::format(
+        "impossible shape: splits = {}; give the key-range parts (a positive integer), or 0 to "
+        "let the kernel choose",
+        s.splits)};
+  if (s.seqlens_k.empty()) return Ok{};
+  if (std::int64_t(s.seqlens_k.size()) != s.batch)
+    return Error{
+        fmt::format("ragged batch: {} key counts for batch = {}; give one count per sequence",
+                    s.seqlens_k.size(), s.batch)};
+  for (std::size_t b = 0; b < s.seqlens_k.size(); ++b) {
+    const std::int64_t keys = s.seqlens_k[b];
+    if (keys < 0 || keys > s.seqlen_k)
+      return Error{fmt::format(
+          "ragged batch: sequence {} has {} keys; each count must be 0 to seqlen-k = {} (the "
+          "longest sequence's capacity)",
+          b, keys, s.seqlen_k)};
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Status validate(const AttnShape& s) {
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;  // 2 TB of bf16: no GPU holds it
   const std::pair<const char*, std::int64_t> sizes[] = {
@@ -71,7 +114,7 @@ Status validate(const AttnShape& s) {
     return Error{fmt::format(
         "absurd shape: {} has a tensor of more than 2^40 elements; reduce batch, heads or seqlen",
         describe(s))};
-  return Ok{};
+  return validate_serving(s);
 }
 
 std::string describe(const AttnShape& s) {
@@ -81,8 +124,17 @@ std::string describe(const AttnShape& s) {
                                              : fmt::format("s{}x{}", s.seqlen_q, s.seqlen_k);
   std::string dim = s.headdim == s.headdim_v ? fmt::format("d{}", s.headdim)
                                              : fmt::format("d{}/{}", s.headdim, s.headdim_v);
-  return fmt::format("b{} {} {} {} {}{}{}", s.batch, heads, seq, dim, to_string(s.dtype),
-                     s.causal ? " causal" : "", s.window ? fmt::format(" w{}", s.window) : "");
+  std::string serving;
+  if (s.page_size) serving += fmt::format(" paged{}", s.page_size);
+  if (!s.seqlens_k.empty()) {
+    const auto [shortest, longest] = std::minmax_element(s.seqlens_k.begin(), s.seqlens_k.end());
+    serving +=
+        fmt::format(" ragged{}-{}(sum {})", *shortest, *longest, std::int64_t(total_keys(s)));
+  }
+  if (s.splits) serving += fmt::format(" splits{}", s.splits);
+  return fmt::format("b{} {} {} {} {}{}{}{}", s.batch, heads, seq, dim, to_string(s.dtype),
+                     s.causal ? " causal" : "", s.window ? fmt::format(" w{}", s.window) : "",
+                     serving);
 }
 
 namespace {
@@ -94,15 +146,23 @@ double causal_area(double x, double window) {
   return window * window / 2.0 + (x - window) * window;
 }
 
+// The pairs of one sequence of `keys` keys.
+double sequence_pairs(const AttnShape& s, double keys) {
+  const double sq = double(s.seqlen_q);
+  if (!s.causal) return sq * keys;
+  // Rows' diagonal keys run from max(0, keys - sq) to keys (bottom-right aligned; rows before key
+  // 0 see nothing).
+  const double w = double(s.window);
+  return causal_area(keys, w) - causal_area(std::max(0.0, keys - sq), w);
+}
+
 }  // namespace
 
 double unmasked_pairs(const AttnShape& s) {
-  const double sq = double(s.seqlen_q), sk = double(s.seqlen_k);
-  if (!s.causal) return sq * sk;
-  // Rows' diagonal keys run from max(0, sk - sq) to sk (bottom-right aligned; rows before key 0
-  // see nothing).
-  const double w = double(s.window);
-  return causal_area(sk, w) - causal_area(std::max(0.0, sk - sq), w);
+  if (s.seqlens_k.empty()) return sequence_pairs(s, double(s.seqlen_k));
+  double sum = 0.0;
+  for (const std::int64_t keys : s.seqlens_k) sum += sequence_pairs(s, double(keys));
+  return sum / double(s.batch);
 }
 
 double attention_flops(const AttnShape& s, Pass pass) {
@@ -114,8 +174,8 @@ double attention_flops(const AttnShape& s, Pass pass) {
 double attention_min_hbm_bytes(const AttnShape& s, Pass pass) {
   const double e = element_bytes(s.dtype);
   const double q = double(s.batch * s.heads_q * s.seqlen_q * s.headdim) * e;
-  const double k = double(s.batch * s.heads_kv * s.seqlen_k * s.headdim) * e;
-  const double v = double(s.batch * s.heads_kv * s.seqlen_k * s.headdim_v) * e;
+  const double k = total_keys(s) * double(s.heads_kv * s.headdim) * e;
+  const double v = total_keys(s) * double(s.heads_kv * s.headdim_v) * e;
   const double o = double(s.batch * s.heads_q * s.seqlen_q * s.headdim_v) * e;
   const double lse = double(s.batch * s.heads_q * s.seqlen_q) * 4.0;
   if (pass == Pass::fwd) return q + k + v + o + lse;

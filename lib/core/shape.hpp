@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -34,6 +35,15 @@ struct AttnShape {
   // As cuDNN's left_bound (cudnn-frontend's sdpa benchmark: "each query attends to at most W
   // keys"); FlashAttention's window_size = (window - 1, 0) and PyTorch's equivalent masks.
   std::int64_t window = 0;
+  // Serving. A paged KV cache (0: contiguous K and V): each sequence's keys in pages of
+  // `page_size` tokens of one pool, found through a block table (core/kv_pages.hpp).
+  std::int64_t page_size = 0;
+  // A ragged batch (empty: every sequence has seqlen_k keys): the key count of each of the
+  // `batch` sequences (decode's cache lengths), each at most seqlen_k, the longest's capacity.
+  // A sequence may be empty (0 keys: O = 0, LSE = -inf).
+  std::vector<std::int64_t> seqlens_k = {};
+  // Split-KV parts of a decode kernel (0: its heuristic chooses; core/decode_tiles.hpp).
+  std::int64_t splits = 0;
 
   friend auto operator<=>(const AttnShape&, const AttnShape&) = default;
 };
@@ -43,22 +53,28 @@ struct AttnShape {
 // --seqlen-q 512 is 512 queries, 1024 keys). `side` and `both` are 0 when not given.
 std::int64_t side_seqlen(std::int64_t side, std::int64_t both);
 
+// The keys of sequence `b`: seqlens_k[b] in a ragged batch, else seqlen_k.
+std::int64_t keys_of(const AttnShape& shape, std::int64_t b);
+// Keys summed over the batch (batch * seqlen_k unless ragged).
+double total_keys(const AttnShape& shape);
+
 // Refuses impossible shapes with the reason: zero/negative sizes, heads_q not divisible by
 // heads_kv, absurd sizes (a single tensor over 2^40 elements), a negative window or one without
 // the causal mask.
 Status validate(const AttnShape& shape);
 
 // "b4 h16/16 s8448x8448 d128 bf16 causal" style one-line description ("causal w1024" with a
-// sliding window).
+// sliding window; " paged16" for pages of 16 tokens, " ragged" with the key counts' range and
+// sum, " splits4" for a forced split count).
 std::string describe(const AttnShape& shape);
 
 // Work counting convention, used by the model, the harness and the report alike:
-//   unmasked pairs P = seqlen_q * seqlen_k, or for causal (bottom-right aligned) the continuous
-//   area of the unmasked triangle: seqlen_q == seqlen_k = s gives s^2 / 2 (the papers' "halved"),
-//   seqlen_k > seqlen_q gives sq*(sk - sq) + sq^2/2, seqlen_q > seqlen_k gives sk^2/2. With a
-//   sliding window W the area likewise: each query row at diagonal key x sees min(W, x) keys, so
-//   s_q == s_k = s >= W gives s*W - W^2/2 (cuDNN's benchmark counts W(W+1)/2 + (s-W)*W:
-//   report/published.cpp applies a source's own count).
+//   unmasked pairs P = seqlen_q * seqlen_k (in a ragged batch the mean over its sequences), or for
+//   causal (bottom-right aligned) the continuous area of the unmasked triangle: seqlen_q ==
+//   seqlen_k = s gives s^2 / 2 (the papers' "halved"), seqlen_k > seqlen_q gives sq*(sk - sq) +
+//   sq^2/2, seqlen_q > seqlen_k gives sk^2/2. With a sliding window W the area likewise: each query
+//   row at diagonal key x sees min(W, x) keys, so s_q == s_k = s >= W gives s*W - W^2/2 (cuDNN's
+//   benchmark counts W(W+1)/2 + (s-W)*W: report/published.cpp applies a source's own count).
 //   forward FLOPs  = 2 * batch * heads_q * P * (headdim + headdim_v)   (= 4*b*h*P*d when d == dv)
 //   backward FLOPs = 2.5 * forward FLOPs (five GEMMs against two).
 double unmasked_pairs(const AttnShape& shape);

@@ -76,6 +76,10 @@ std::optional<std::string> why_unsupported(const Kernel& kernel, const AttnShape
            std::to_string(kernel.min_sm / 10) + "." + std::to_string(kernel.min_sm % 10) +
            " or newer; " + device.name + " has " + std::to_string(device.sm / 10) + "." +
            std::to_string(device.sm % 10);
+  if (!kernel.serving && (shape.page_size || !shape.seqlens_k.empty() || shape.splits))
+    return std::string(kernel.name) +
+           " reads contiguous K and V of equal lengths, unsplit: a paged cache, ragged key counts "
+           "or a split count need a decode kernel (fa3_decode)";
   return kernel.unsupported_reason(shape, device);
 }
 

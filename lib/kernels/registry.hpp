@@ -54,6 +54,11 @@ struct AttnBuffers {
   // At least workspace_bytes(shape, device) bytes for the device the launch runs on (the current
   // one), 256-byte aligned.
   void* workspace = nullptr;
+  // Serving (decode kernels): with shape.page_size, k and v are the page pool and block_table its
+  // [batch][pages_per_sequence] int32 table (core/kv_pages.hpp); in a ragged batch, seqlens_k is
+  // the int32 key count of each sequence.
+  const std::int32_t* block_table = nullptr;
+  const std::int32_t* seqlens_k = nullptr;
   // The backward pass's tensors (unused by forward kernels).
   const void* dout = nullptr;
   void* dq = nullptr;
@@ -75,6 +80,9 @@ struct Kernel {
   // Asynchronous: errors inside the kernel surface at the next synchronization.
   Status (*launch)(const AttnShape& shape, const AttnBuffers& buffers, Stream stream);
   Pass pass = Pass::fwd;  // forward (O, LSE from Q, K, V) or backward (dQ, dK, dV)
+  // Reads AttnShape's serving fields (a paged cache, ragged key counts, a forced split count);
+  // why_unsupported refuses shapes with them for every other kernel.
+  bool serving = false;
 };
 
 std::span<const Kernel* const> all_kernels();

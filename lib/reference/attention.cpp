@@ -32,7 +32,7 @@ RowView view_row(const AttnInputs& in, RowId id) {
   return RowView{.q = in.q.data() + q_row * s.headdim,
                  .k = in.k.data() + kv_first_row * s.headdim,
                  .v = in.v.data() + kv_first_row * s.headdim_v,
-                 .keys = visible_keys(s, id.row),
+                 .keys = visible_keys(s, id.batch, id.row),
                  .headdim = s.headdim,
                  .headdim_v = s.headdim_v,
                  .scale = 1.0 / std::sqrt(double(s.headdim))};
@@ -132,6 +132,18 @@ std::vector<float> normal_tensor(std::int64_t count, std::uint64_t seed, std::ui
   return values;
 }
 
+// A ragged batch's cache slots past each sequence's key count were never written: NaN there, so
+// a kernel that reads one without masking it fails its check.
+void poison_unwritten_keys(std::vector<float>& kv, const AttnShape& shape, std::int64_t width) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::int64_t b = 0; b < shape.batch; ++b)
+    for (std::int64_t h = 0; h < shape.heads_kv; ++h) {
+      const std::int64_t first_row = (b * shape.heads_kv + h) * shape.seqlen_k;
+      std::fill(kv.begin() + (first_row + keys_of(shape, b)) * width,
+                kv.begin() + (first_row + shape.seqlen_k) * width, nan);
+    }
+}
+
 }  // namespace
 
 AttnInputs random_inputs(const AttnShape& shape, std::uint64_t seed, float stddev) {
@@ -143,12 +155,17 @@ AttnInputs random_inputs(const AttnShape& shape, std::uint64_t seed, float stdde
                        stddev, shape.dtype);
   in.v = normal_tensor(shape.batch * shape.heads_kv * shape.seqlen_k * shape.headdim_v, seed, 2,
                        stddev, shape.dtype);
+  if (!shape.seqlens_k.empty()) {
+    poison_unwritten_keys(in.k, shape, shape.headdim);
+    poison_unwritten_keys(in.v, shape, shape.headdim_v);
+  }
   return in;
 }
 
-std::int64_t visible_keys(const AttnShape& shape, std::int64_t row) {
-  if (!shape.causal) return shape.seqlen_k;
-  return std::clamp<std::int64_t>(row + shape.seqlen_k - shape.seqlen_q + 1, 0, shape.seqlen_k);
+std::int64_t visible_keys(const AttnShape& shape, std::int64_t batch, std::int64_t row) {
+  const std::int64_t keys = keys_of(shape, batch);
+  if (!shape.causal) return keys;
+  return std::clamp<std::int64_t>(row + keys - shape.seqlen_q + 1, 0, keys);
 }
 
 RowResult oracle_row(const AttnInputs& in, RowId id) {

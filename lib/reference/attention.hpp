@@ -29,7 +29,8 @@ struct AttnInputs {
   std::vector<float> q, k, v;
 };
 
-// Normal(0, stddev) entries rounded to shape.dtype.
+// Normal(0, stddev) entries rounded to shape.dtype; in a ragged batch, K and V rows past each
+// sequence's key count are NaN (cache slots never written).
 AttnInputs random_inputs(const AttnShape& shape, std::uint64_t seed, float stddev = 1.0f);
 
 struct RowId {
@@ -41,8 +42,8 @@ struct RowResult {
   double lse = -std::numeric_limits<double>::infinity();
 };
 
-// Keys row `row` may see: [0, visible_keys).
-std::int64_t visible_keys(const AttnShape& shape, std::int64_t row);
+// Keys query row `row` of sequence `batch` may see: [0, visible_keys).
+std::int64_t visible_keys(const AttnShape& shape, std::int64_t batch, std::int64_t row);
 
 // The oracle: standard attention in float64.
 RowResult oracle_row(const AttnInputs& in, RowId id);

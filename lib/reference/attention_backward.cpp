@@ -84,7 +84,7 @@ class Backward {
     const std::int64_t first_key = key_row_index(s_, id.batch, head_kv, 0);
     const float* k = in_.attn.k.data() + first_key * s_.headdim;
     const float* v = in_.attn.v.data() + first_key * s_.headdim_v;
-    for (std::int64_t j = 0; j < visible_keys(s_, id.row); ++j) {
+    for (std::int64_t j = 0; j < visible_keys(s_, id.batch, id.row); ++j) {
       const double ds = pair(query, k + j * s_.headdim, v + j * s_.headdim_v).ds;
       for (std::int64_t c = 0; c < s_.headdim; ++c)
         dq[std::size_t(c)] += ds * k[j * s_.headdim + c];
@@ -102,7 +102,7 @@ class Backward {
     const std::int64_t group = s_.heads_q / s_.heads_kv;
     for (std::int64_t head = id.head_kv * group; head < (id.head_kv + 1) * group; ++head)
       for (std::int64_t i = 0; i < s_.seqlen_q; ++i) {
-        if (visible_keys(s_, i) <= id.key) continue;
+        if (visible_keys(s_, id.batch, i) <= id.key) continue;
         const QueryRow query = query_row(id.batch, head, i);
         const PairGradient g = pair(query, k, v);
         for (std::int64_t c = 0; c < s_.headdim; ++c) grads.dk[std::size_t(c)] += g.ds * query.q[c];

@@ -124,5 +124,59 @@ TEST(Describe, NamesEverySize) {
   EXPECT_EQ(describe(s), "b2 h16/2 s4096 d128 bf16 causal w1024");
 }
 
+AttnShape ragged_decode() {
+  AttnShape s = square(1000, false);
+  s.batch = 3;
+  s.seqlen_q = 1;
+  s.seqlens_k = {1000, 0, 200};
+  return s;
+}
+
+TEST(Serving, ARaggedBatchCountsItsOwnKeys) {
+  const AttnShape s = ragged_decode();
+  EXPECT_EQ(keys_of(s, 1), 0);
+  EXPECT_EQ(keys_of(s, 2), 200);
+  EXPECT_DOUBLE_EQ(total_keys(s), 1200.0);
+  EXPECT_DOUBLE_EQ(attention_flops(s, Pass::fwd), 4.0 * 16 * 1200 * 128);
+  AttnShape dense = s;
+  dense.seqlens_k.clear();
+  EXPECT_DOUBLE_EQ(total_keys(dense), 3000.0);
+  // K and V of 1200 keys of 16 heads, bf16, beside Q, O and LSE of 3 x 16 rows.
+  EXPECT_DOUBLE_EQ(attention_min_hbm_bytes(s, Pass::fwd),
+                   2.0 * 1200 * 16 * 128 * 2 + 2.0 * 3 * 16 * 128 * 2 + 3 * 16 * 4.0);
+}
+
+TEST(Serving, CausalRaggedPairsAreTheMeanOfEachSequences) {
+  AttnShape s = ragged_decode();
+  s.seqlen_q = 4;
+  s.causal = true;
+  s.seqlens_k = {1000, 2, 200};
+  // Keys seen by the 4 queries: 4*1000-6, 0+0+1+2, 4*200-6.
+  EXPECT_DOUBLE_EQ(unmasked_pairs(s), ((4000.0 - 8) + 2.0 + (800.0 - 8)) / 3.0);
+}
+
+TEST(Serving, BadFieldsAreRefusedWithTheReason) {
+  AttnShape s = ragged_decode();
+  EXPECT_TRUE(validate(s).ok());
+  s.seqlens_k = {1000, 5};
+  EXPECT_NE(validate(s).error().message.find("2 key counts for batch = 3"), std::string::npos);
+  s.seqlens_k = {1000, 1001, 5};
+  EXPECT_NE(validate(s).error().message.find("sequence 1 has 1001 keys"), std::string::npos);
+  s = ragged_decode();
+  s.page_size = -16;
+  EXPECT_NE(validate(s).error().message.find("page-size = -16"), std::string::npos);
+  s.page_size = 0;
+  s.splits = -2;
+  EXPECT_NE(validate(s).error().message.find("splits = -2"), std::string::npos);
+}
+
+TEST(Describe, NamesTheServingFields) {
+  AttnShape s = ragged_decode();
+  s.page_size = 16;
+  s.splits = 4;
+  s.heads_kv = 2;
+  EXPECT_EQ(describe(s), "b3 h16/2 s1x1000 d128 bf16 paged16 ragged0-1000(sum 1200) splits4");
+}
+
 }  // namespace
 }  // namespace fa4

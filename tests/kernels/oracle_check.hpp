@@ -25,7 +25,7 @@ void expect_matches_oracle(const AttnShape& shape, std::size_t workspace_bytes, 
   const std::uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(shape));
   const reference::AttnInputs in = reference::random_inputs(shape, seed, input_stddev);
-  Result<DeviceProblem> problem = DeviceProblem::upload(in, workspace_bytes);
+  Result<DeviceProblem> problem = DeviceProblem::upload(in, workspace_bytes, seed);
   ASSERT_TRUE(problem.ok()) << problem.error().message;
   ASSERT_TRUE(problem->poison_outputs().ok());
   const Status launched = launch(problem->buffers());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "reference_cases.hpp"
@@ -211,16 +212,16 @@ TEST(ReferenceEdgeCases, ConditionalRescalingChangesOutputByRoundingOnly) {
 
 TEST(ReferenceEdgeCases, VisibleKeysAreBottomRightAligned) {
   AttnShape s = make_shape(1, 1, 3, 5, 64, 64, true, Dtype::bf16);
-  EXPECT_EQ(visible_keys(s, 0), 3);
-  EXPECT_EQ(visible_keys(s, 2), 5);
+  EXPECT_EQ(visible_keys(s, 0, 0), 3);
+  EXPECT_EQ(visible_keys(s, 0, 2), 5);
   s.seqlen_q = 5;
   s.seqlen_k = 3;
-  EXPECT_EQ(visible_keys(s, 0), 0);
-  EXPECT_EQ(visible_keys(s, 1), 0);
-  EXPECT_EQ(visible_keys(s, 2), 1);
-  EXPECT_EQ(visible_keys(s, 4), 3);
+  EXPECT_EQ(visible_keys(s, 0, 0), 0);
+  EXPECT_EQ(visible_keys(s, 0, 1), 0);
+  EXPECT_EQ(visible_keys(s, 0, 2), 1);
+  EXPECT_EQ(visible_keys(s, 0, 4), 3);
   s.causal = false;
-  EXPECT_EQ(visible_keys(s, 0), 3);
+  EXPECT_EQ(visible_keys(s, 0, 0), 3);
 }
 
 // The inputs are a function of the seed alone (the parallel fill draws each entry from its index),
@@ -244,6 +245,29 @@ TEST(RandomInputs, AreReproducibleNormalAndDistinctPerTensor) {
   EXPECT_NEAR(std::sqrt(squares / n), 2.0, 0.02);
   EXPECT_NE(std::vector<float>(a.k.begin(), a.k.begin() + 1000),
             std::vector<float>(a.v.begin(), a.v.begin() + 1000));
+}
+
+// A ragged batch: the slots past each sequence's keys are NaN, and the oracle reads only the
+// sequence's own keys (an empty one gives O = 0, LSE = -inf).
+TEST(Ragged, UnwrittenSlotsAreNaNAndTheOracleNeverReadsThem) {
+  AttnShape s;
+  s.batch = 2;
+  s.heads_q = s.heads_kv = 1;
+  s.seqlen_q = 1;
+  s.seqlen_k = 8;
+  s.headdim = s.headdim_v = 4;
+  s.seqlens_k = {3, 0};
+  const AttnInputs in = random_inputs(s, 11);
+  EXPECT_FALSE(std::isnan(in.k[2 * 4]));
+  EXPECT_TRUE(std::isnan(in.k[3 * 4]));
+  EXPECT_TRUE(std::isnan(in.v[8 * 4]));
+  EXPECT_EQ(visible_keys(s, 0, 0), 3);
+  const RowResult first = oracle_row(in, {0, 0, 0});
+  EXPECT_TRUE(std::isfinite(first.lse));
+  for (double x : first.o) EXPECT_TRUE(std::isfinite(x));
+  const RowResult empty = oracle_row(in, {1, 0, 0});
+  EXPECT_EQ(empty.lse, -std::numeric_limits<double>::infinity());
+  for (double x : empty.o) EXPECT_EQ(x, 0.0);
 }
 
 }  // namespace

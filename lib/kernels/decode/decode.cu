@@ -33,11 +33,13 @@
 // measurements and the history: lib/kernels/decode/NOTES.md.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "core/decode_tiles.hpp"
+#include "core/kv_pages.hpp"
 #include "kernels/cuda_status.hpp"
 #include "kernels/decode/decode.hpp"
 #include "kernels/decode/kernel.cuh"
@@ -66,13 +68,30 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
   Params params{};
   const std::int64_t packs = shape.batch * shape.heads_kv;
   const std::int64_t packed_rows = decode_tiles::packed_rows(shape);
+  // K and V as the tensor maps see them: a contiguous [packs][seqlen_k] or the page pool's
+  // [pool_pages * heads_kv][page_size], in boxes of a key block or of a page shorter than one.
+  const bool paged = shape.page_size > 0;
+  const std::int64_t kv_rows = paged ? shape.page_size : shape.seqlen_k;
+  const std::int64_t kv_slabs = paged ? kv_pages::pool_pages(shape) * shape.heads_kv : packs;
+  const int kv_box_rows =
+      paged ? int(std::min<std::int64_t>(shape.page_size, T::kBlockN)) : T::kBlockN;
   if (Status status = fa3::tma::encode_tensor_maps(
           "fa3_decode", shape.dtype, shape.headdim,
           {{&params.q_map, buffers.q, packed_rows, packs, T::kBlockM},
-           {&params.k_map, buffers.k, shape.seqlen_k, packs, T::kBlockN},
-           {&params.v_map, buffers.v, shape.seqlen_k, packs, T::kBlockN}});
+           {&params.k_map, buffers.k, kv_rows, kv_slabs, kv_box_rows},
+           {&params.v_map, buffers.v, kv_rows, kv_slabs, kv_box_rows}});
       !status)
     return status;
+  if (paged && buffers.block_table == nullptr)
+    return Error{"fa3_decode: a paged shape needs AttnBuffers::block_table"};
+  if (!shape.seqlens_k.empty() && buffers.seqlens_k == nullptr)
+    return Error{"fa3_decode: a ragged batch needs AttnBuffers::seqlens_k"};
+  params.block_table = paged ? buffers.block_table : nullptr;
+  params.seqlens_k = shape.seqlens_k.empty() ? nullptr : buffers.seqlens_k;
+  params.heads_kv = int(shape.heads_kv);
+  params.page_size = int(shape.page_size);
+  params.pages_per_sequence = paged ? int(kv_pages::pages_per_sequence(shape)) : 0;
+  params.page_rows = kv_box_rows;
   const std::int64_t rows = query_rows(shape);
   params.o = buffers.o;
   params.lse = buffers.lse;
@@ -128,7 +147,7 @@ Status launch_for_element(const AttnShape& shape, const AttnBuffers& buffers, St
 Result<int> chosen_splits(const AttnShape& shape) {
   const Result<int> sms = current_device_sms("fa3_decode");
   if (!sms) return sms.error();
-  return decode_tiles::choose_splits(shape, *sms);
+  return decode_tiles::splits_for(shape, *sms);
 }
 
 Status launch_chosen(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
@@ -142,20 +161,51 @@ Status launch_unsplit(const AttnShape& shape, const AttnBuffers& buffers, Stream
 }
 
 std::size_t workspace_chosen(const AttnShape& shape, const DeviceCaps& device) {
-  return workspace_bytes_for_splits(shape,
-                                    decode_tiles::choose_splits(shape, device.multiprocessors));
+  return workspace_bytes_for_splits(shape, decode_tiles::splits_for(shape, device.multiprocessors));
 }
 
-// fa3's checks (a Hopper device, bf16/fp16, d == dv in 64/128/256) and the kernel's 32-bit
-// indices: packed rows, row blocks and query rows below 2^31.
+// Page sizes a TMA box can load: a multiple of 8 rows (one 1024-byte swizzle atom), and either a
+// whole number of pages per key block or of key blocks per page.
+std::optional<std::string> unsupported_page_size(const AttnShape& shape) {
+  if (shape.page_size == 0) return std::nullopt;
+  const std::int64_t block = decode_tiles::key_block(shape.headdim);
+  if (shape.page_size % 8 == 0 && (block % shape.page_size == 0 || shape.page_size % block == 0))
+    return std::nullopt;
+  return "fa3_decode loads pages by TMA in 8-row swizzle atoms, whole pages per " +
+         std::to_string(block) + "-key block: page sizes 8, 16, 32, 64 or a multiple of " +
+         std::to_string(block) + " at head dim " + std::to_string(shape.headdim) + ", not " +
+         std::to_string(shape.page_size);
+}
+
+// fa3's checks (a Hopper device, bf16/fp16, d == dv in 64/128/256), the page size, the split
+// count, and the kernel's 32-bit indices: packed rows, row blocks, query rows and page slabs below
+// 2^31.
 std::optional<std::string> unsupported_reason(const AttnShape& shape, const DeviceCaps& device) {
   constexpr std::int64_t kMaxIndex = (std::int64_t{1} << 31) - 1;
   if (auto reason = fa3::unsupported_hopper_device("fa3_decode", device)) return reason;
   if (auto reason = unsupported_tiled_shape("fa3_decode", shape)) return reason;
-  if (query_rows(shape) > kMaxIndex || decode_tiles::row_blocks(shape) > kMaxIndex)
-    return "fa3_decode numbers query rows and row blocks with 32-bit integers: batch * heads_q * "
-           "seqlen_q at most 2^31 - 1";
+  if (auto reason = unsupported_page_size(shape)) return reason;
+  if (shape.splits > decode_tiles::kMaxSplits)
+    return "fa3_decode combines at most " + std::to_string(decode_tiles::kMaxSplits) +
+           " key-range parts, not " + std::to_string(shape.splits);
+  if (query_rows(shape) > kMaxIndex || decode_tiles::row_blocks(shape) > kMaxIndex ||
+      (shape.page_size && kv_pages::pool_pages(shape) * shape.heads_kv > kMaxIndex))
+    return "fa3_decode numbers query rows, row blocks and pages with 32-bit integers: batch * "
+           "heads_q * seqlen_q and pages * heads_kv at most 2^31 - 1";
   return std::nullopt;
+}
+
+std::optional<std::string> unsupported_unsplit(const AttnShape& shape, const DeviceCaps& device) {
+  if (shape.splits > 1)
+    return "fa3_decode_nosplit runs one key-range part; " + std::to_string(shape.splits) +
+           " parts need fa3_decode";
+  return unsupported_reason(shape, device);
+}
+
+// An entry that reads the shape's serving fields (kernels/registry.hpp).
+constexpr Kernel serving(Kernel kernel) {
+  kernel.serving = true;
+  return kernel;
 }
 
 }  // namespace
@@ -180,16 +230,18 @@ Status launch_with_splits(const AttnShape& shape, const AttnBuffers& buffers, St
 
 // The registry's decode entries (declared in registry.cpp).
 extern const Kernel fa3_decode_kernel;
-const Kernel fa3_decode_kernel = fa3::hopper_kernel(
+const Kernel fa3_decode_kernel = decode::serving(fa3::hopper_kernel(
     "fa3_decode",
     "Split-KV decode (FlashDecoding) on fa3's building blocks: the query heads of a KV head packed "
-    "into one tile's rows, the key range split across CTAs, parts combined by LSE",
-    decode::launch_chosen, decode::workspace_chosen, decode::unsupported_reason, Pass::fwd);
+    "into one tile's rows, the key range split across CTAs, parts combined by LSE; contiguous or "
+    "paged caches, ragged batches",
+    decode::launch_chosen, decode::workspace_chosen, decode::unsupported_reason, Pass::fwd));
 
 extern const Kernel fa3_decode_nosplit_kernel;
-const Kernel fa3_decode_nosplit_kernel = fa3::hopper_kernel(
-    "fa3_decode_nosplit", "fa3_decode without split-KV: one CTA per pack and row block (GQA "
+const Kernel fa3_decode_nosplit_kernel = decode::serving(fa3::hopper_kernel(
+    "fa3_decode_nosplit",
+    "fa3_decode without split-KV: one CTA per pack and row block (GQA "
     "packing alone)",
-    decode::launch_unsplit, no_workspace, decode::unsupported_reason, Pass::fwd);
+    decode::launch_unsplit, no_workspace, decode::unsupported_unsplit, Pass::fwd));
 
 }  // namespace fa4::kernels

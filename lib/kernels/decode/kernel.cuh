@@ -16,6 +16,8 @@ using fa3::kFullMask;
 using fa3::kMinusInfinity;
 using fa3::kRowsPerThread;
 
+inline constexpr int kConsumerBarrier = 1;  // named barrier of the consumer warpgroup (0: CTA)
+
 template <class T>
 struct SharedMap {
   std::uint32_t base;  // 1024-byte aligned
@@ -46,44 +48,53 @@ struct SharedMap {
   }
 };
 
-// A CTA's work: its pack (batch * heads_kv + KV head), the first packed row of its block and its
-// part of the block's key blocks.
+// A CTA's work: its pack (batch * heads_kv + KV head), the first packed row of its block, its
+// sequence's key count and its part of the block's key blocks.
 struct Work {
   int pack;
   int row0;
+  int keys;
   int first_block;
   int blocks;
 };
 
-// Causal (bottom-right aligned): query t sees keys up to t + seqlen_k - seqlen_q, so the block
-// needs keys up to its largest t's limit; the parts split those key blocks evenly.
+// Causal (bottom-right aligned): query t sees keys up to t + keys - seqlen_q, so the block needs
+// keys up to its largest t's limit; the parts split those key blocks evenly.
 template <class T>
 __device__ __forceinline__ Work cta_work(const Params& p) {
   const int pack = int(blockIdx.x) / p.row_blocks;
   const int row0 = int(blockIdx.x) % p.row_blocks * T::kBlockM;
-  int key_end = p.seqlen_k;
+  const int keys = p.seqlens_k ? p.seqlens_k[pack / p.heads_kv] : p.seqlen_k;
+  int key_end = keys;
   if (p.causal) {
     const int last = min(row0 + T::kBlockM, p.packed_rows) - 1;
     const bool wraps = last - row0 + 1 >= p.seqlen_q || row0 % p.seqlen_q > last % p.seqlen_q;
     const int max_t = wraps ? p.seqlen_q - 1 : last % p.seqlen_q;
-    key_end = min(p.seqlen_k, max_t + p.seqlen_k - p.seqlen_q + 1);
+    key_end = min(keys, max_t + keys - p.seqlen_q + 1);
   }
   const int total = key_end <= 0 ? 0 : (key_end + T::kBlockN - 1) / T::kBlockN;
   const int per_part = (total + p.splits - 1) / p.splits;
   const int first = int(blockIdx.y) * per_part;
-  return Work{pack, row0, first, max(0, min(total, first + per_part) - first)};
+  return Work{pack, row0, keys, first, max(0, min(total, first + per_part) - first)};
 }
 
-// The producer thread: Q once, then K and V of each key block into the next stage (one full
-// barrier for both), running ahead as far as the empty barriers allow.
+// Q's packed rows of the CTA's block, by TMA (one thread).
 template <class T>
-__device__ __forceinline__ void produce(const Params& p, const SharedMap<T>& smem,
-                                        const Work& work) {
+__device__ __forceinline__ void load_q(const Params& p, const SharedMap<T>& smem,
+                                       const Work& work) {
   mbarrier_arrive_expect_tx(smem.q_full(), T::kQBytes);
 #pragma unroll
   for (int cb = 0; cb < T::kColumnBlocks; ++cb)
     tma_load_3d(smem.q() + std::uint32_t(cb * T::kQBlockBytes), &p.q_map, smem.q_full(),
                 cb * fa3::kColumnBlock, work.row0, work.pack);
+}
+
+// The producer of a contiguous cache (lane 0): Q once, then K and V of each key block into the
+// next stage (one full barrier for both), running ahead as far as the empty barriers allow.
+template <class T>
+__device__ __forceinline__ void produce(const Params& p, const SharedMap<T>& smem,
+                                        const Work& work) {
+  load_q<T>(p, smem, work);
   PipelineState stage;
   for (int i = 0; i < work.blocks; ++i) {
     mbarrier_wait(smem.empty(stage.index), stage.phase ^ 1u);
@@ -101,18 +112,77 @@ __device__ __forceinline__ void produce(const Params& p, const SharedMap<T>& sme
   }
 }
 
-// Scores a packed row may not see (past seqlen_k, or past its query's causal limit) become -inf.
-// `row0` is the packed row of this thread's first accumulator row.
+// The producer of a paged cache (the whole warp): a key block is kBlockN / page_rows boxes, one
+// per lane, each lane reading its page from the block table before the stage is free, so the
+// table's latency hides behind the wait. Boxes wholly past the sequence's keys are not loaded
+// (their pages may not exist) and the full barrier expects only the boxes loaded.
 template <class T>
-__device__ __forceinline__ void mask_scores(float (&s)[T::kSRegs], int key0, int row0,
+__device__ __forceinline__ void produce_paged(const Params& p, const SharedMap<T>& smem,
+                                              const Work& work) {
+  const int lane = int(threadIdx.x) % kWarpSize;
+  if (lane == 0) load_q<T>(p, smem, work);
+  const int boxes_per_block = T::kBlockN / p.page_rows;
+  const int box_bytes = p.page_rows * kSwizzleBytes;
+  const int head = work.pack % p.heads_kv;
+  const std::int32_t* table =
+      p.block_table + std::int64_t(work.pack / p.heads_kv) * p.pages_per_sequence;
+  PipelineState stage;
+  for (int i = 0; i < work.blocks; ++i) {
+    const int key0 = (work.first_block + i) * T::kBlockN;
+    const int boxes = min(boxes_per_block, (work.keys - key0 + p.page_rows - 1) / p.page_rows);
+    const int key = key0 + lane * p.page_rows;
+    const int page_row = key % p.page_size;
+    const int page = lane < boxes ? table[key / p.page_size] : 0;
+    if (lane == 0) {
+      mbarrier_wait(smem.empty(stage.index), stage.phase ^ 1u);
+      mbarrier_arrive_expect_tx(smem.full(stage.index),
+                                std::uint32_t(2 * T::kColumnBlocks * boxes * box_bytes));
+    }
+    __syncwarp();
+    if (lane < boxes) {
+      const int slab = page * p.heads_kv + head;
+#pragma unroll
+      for (int cb = 0; cb < T::kColumnBlocks; ++cb) {
+        const std::uint32_t offset = std::uint32_t(cb * T::kKvBlockBytes + lane * box_bytes);
+        tma_load_3d(smem.k(stage.index) + offset, &p.k_map, smem.full(stage.index),
+                    cb * fa3::kColumnBlock, page_row, slab);
+        tma_load_3d(smem.v(stage.index) + offset, &p.v_map, smem.full(stage.index),
+                    cb * fa3::kColumnBlock, page_row, slab);
+      }
+    }
+    stage.template advance<T::kStages>();
+  }
+}
+
+// Rows [first_row, kBlockN) of a V stage as zeros: a ragged or paged cache's rows past the keys
+// are unwritten slots (or stale rows of an earlier block) that P = 0 would not cancel if they held
+// NaN. A 128-byte swizzled row stays within its 128 bytes, so rows are plain byte ranges; the
+// stores are made visible to wgmma (the async proxy) before the consumer warpgroup goes on.
+template <class T>
+__device__ __forceinline__ void zero_v_rows_from(std::uint32_t v, int first_row) {
+  constexpr int kWordsPerRow = kSwizzleBytes / 4;
+  const int thread = int(threadIdx.x);
+  for (int cb = 0; cb < T::kColumnBlocks; ++cb) {
+    const std::uint32_t block = v + std::uint32_t(cb * T::kKvBlockBytes);
+    for (int word = first_row * kWordsPerRow + thread; word < T::kBlockN * kWordsPerRow;
+         word += kConsumerWarps * kWarpSize)
+      st_shared_u32(block + std::uint32_t(4 * word), 0u);
+  }
+  fence_proxy_async_shared();
+  named_barrier_sync(kConsumerBarrier, kConsumerWarps * kWarpSize);
+}
+
+// Scores a packed row may not see (past its sequence's keys, or past its query's causal limit)
+// become -inf. `row0` is the packed row of this thread's first accumulator row.
+template <class T>
+__device__ __forceinline__ void mask_scores(float (&s)[T::kSRegs], int key0, int row0, int keys,
                                             const Params& p) {
   const int quad_lane = int(threadIdx.x) % 4;
-  const int causal_shift = p.seqlen_k - p.seqlen_q;
+  const int causal_shift = keys - p.seqlen_q;
 #pragma unroll
   for (int h = 0; h < kRowsPerThread; ++h) {
     const int row = row0 + 8 * h;
-    const int key_end =
-        p.causal ? min(p.seqlen_k, row % p.seqlen_q + causal_shift + 1) : p.seqlen_k;
+    const int key_end = p.causal ? min(keys, row % p.seqlen_q + causal_shift + 1) : keys;
 #pragma unroll
     for (int j = 0; j < T::kBlockN / 8; ++j)
 #pragma unroll
@@ -176,7 +246,8 @@ __device__ __forceinline__ void consume(const Params& p, const SharedMap<T>& sme
     std::uint32_t pr[T::kPRegs];
     float correction[kRowsPerThread];
     const int row0 = fa3::thread_row0(work.row0);
-    const int causal_shift = p.seqlen_k - p.seqlen_q;
+    const int causal_shift = work.keys - p.seqlen_q;
+    const bool unwritten_tail = p.block_table != nullptr || p.seqlens_k != nullptr;
     mbarrier_wait(smem.q_full(), 0);
     PipelineState stage;
     for (int i = 0; i < work.blocks; ++i) {
@@ -186,8 +257,10 @@ __device__ __forceinline__ void consume(const Params& p, const SharedMap<T>& sme
       fa3::gemm_qk<T>(s, smem.q(), smem.k(stage.index));
       wgmma_wait<0>();
       fence_operands(s);
-      if (key_last >= p.seqlen_k || (p.causal && key_last > causal_shift))
-        mask_scores<T>(s, key0, row0, p);
+      if (key_last >= work.keys || (p.causal && key_last > causal_shift))
+        mask_scores<T>(s, key0, row0, work.keys, p);
+      if (unwritten_tail && key_last >= work.keys)
+        zero_v_rows_from<T>(smem.v(stage.index), work.keys - key0);
       softmax.update(s, p.scale_log2, correction);
       fa3::rescale_o<T>(o, correction);
       fa3::convert_p<T>(s, pr);
@@ -226,7 +299,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   }
   __syncthreads();
   if (int(threadIdx.x) / kWarpSize == kProducerWarp) {
-    if (threadIdx.x % kWarpSize == 0 && work.blocks > 0) produce<T>(p, smem, work);
+    if (work.blocks > 0) {
+      if (p.block_table)
+        produce_paged<T>(p, smem, work);
+      else if (threadIdx.x % kWarpSize == 0)
+        produce<T>(p, smem, work);
+    }
   } else {
     consume<T>(p, smem, work);
   }

@@ -67,8 +67,9 @@ struct Traits {
 };
 
 // What the split kernel reads: tensor maps of Q as packed rows ({headdim, g * seqlen_q, batch *
-// heads_kv}, boxes of {64, 64, 1}: rows past a pack are zero-filled) and of K, V ({headdim,
-// seqlen_k, batch * heads_kv}, boxes of {64, kBlockN, 1}); where each part goes; the sizes.
+// heads_kv}, boxes of {64, 64, 1}: rows past a pack are zero-filled) and of K, V (contiguous:
+// {headdim, seqlen_k, batch * heads_kv}, boxes of {64, kBlockN, 1}; paged: {headdim, page_size,
+// pool_pages * heads_kv}, boxes of {64, page_rows, 1}); where each part goes; the sizes.
 struct Params {
   CUtensorMap q_map;
   CUtensorMap k_map;
@@ -77,8 +78,14 @@ struct Params {
   float* lse;          // [rows]
   float* o_partial;    // [splits][rows][headdim_v] float32, each part normalized by its own sum
   float* lse_partial;  // [splits][rows], natural log; -inf for a part that sees no key
+  const std::int32_t* block_table;  // paged: [batch][pages_per_sequence]; nullptr: contiguous
+  const std::int32_t* seqlens_k;    // ragged: each sequence's keys; nullptr: seqlen_k each
   int seqlen_q;
-  int seqlen_k;
+  int seqlen_k;  // a ragged batch's capacity
+  int heads_kv;
+  int page_size;
+  int pages_per_sequence;
+  int page_rows;    // rows of one K/V box: min(page_size, kBlockN)
   int packed_rows;  // g * seqlen_q
   int row_blocks;   // per pack: ceil(packed_rows / 64)
   int splits;
