@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 #include "core/json_keys.hpp"
 #include "core/printable.hpp"
@@ -144,6 +146,9 @@ Status read_seqlens(const json& o, const std::string& where, AttnShape& s) {
   }
   s.seqlen_q = side_seqlen(given[1], given[0]);
   s.seqlen_k = side_seqlen(given[2], given[0]);
+  if (s.seqlen_k == 0 && !s.seqlens_k.empty())  // a ragged batch's capacity: its longest sequence
+    s.seqlen_k =
+        std::max<std::int64_t>(1, *std::max_element(s.seqlens_k.begin(), s.seqlens_k.end()));
   if (s.seqlen_q != 0 && s.seqlen_k != 0) return Ok{};
   const char* absent = given[0] == 0 && given[1] == 0 && given[2] == 0 ? "seqlen"
                        : s.seqlen_q == 0                               ? "seqlen_q"
@@ -153,14 +158,31 @@ Status read_seqlens(const json& o, const std::string& where, AttnShape& s) {
       absent)};
 }
 
+// "seqlens_k": a ragged batch's key count per sequence, non-negative integers.
+Status read_ragged_keys(const json& o, const std::string& where, AttnShape& s) {
+  if (!o.contains("seqlens_k")) return Ok{};
+  const json& list = o.at("seqlens_k");
+  if (!list.is_array() || list.empty())
+    return Error{fmt::format(
+        "{}/seqlens_k: expected a non-empty array of key counts, one per sequence", where)};
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_number_integer() || list[i].get<std::int64_t>() < 0)
+      return Error{fmt::format("{}/seqlens_k/{}: expected a key count (0 or more), got {}", where,
+                               i, printable(list[i].dump()))};
+    s.seqlens_k.push_back(list[i].get<std::int64_t>());
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<AttnShape> parse_shape(const json& o, const std::string& where) {
   if (!o.is_object()) return Error{fmt::format("{}: expected an object describing a shape", where)};
-  if (auto ok = check_known_keys(o,
-                                 {"batch", "heads", "heads_kv", "seqlen", "seqlen_q", "seqlen_k",
-                                  "headdim", "headdim_v", "causal", "window", "dtype"},
-                                 where);
+  if (auto ok = check_known_keys(
+          o,
+          {"batch", "heads", "heads_kv", "seqlen", "seqlen_q", "seqlen_k", "headdim", "headdim_v",
+           "causal", "window", "dtype", "page_size", "seqlens_k", "splits"},
+          where);
       !ok)
     return ok.error();
   AttnShape s;
@@ -183,7 +205,14 @@ Result<AttnShape> parse_shape(const json& o, const std::string& where) {
     if (!dv) return dv.error();
     s.headdim_v = *dv;
   }
+  if (auto ok = read_ragged_keys(o, where, s); !ok) return ok.error();
   if (auto ok = read_seqlens(o, where, s); !ok) return ok.error();
+  for (auto [key, field] : {std::pair{"page_size", &s.page_size}, std::pair{"splits", &s.splits}}) {
+    if (!o.contains(key)) continue;
+    auto value = positive_int(o, key, where);
+    if (!value) return value.error();
+    *field = *value;
+  }
   if (o.contains("causal")) {
     if (!o.at("causal").is_boolean())
       return Error{fmt::format("{}/causal: expected true or false", where)};

@@ -52,6 +52,33 @@ TEST(ParseSweep, AShapesWindowNeedsTheCausalMaskAndAPositiveCount) {
       << zero.error().message;
 }
 
+// Serving shapes: a page size, a split count and a ragged batch's key counts, whose longest is
+// the capacity when seqlen_k is not given.
+TEST(ParseSweep, AShapeCarriesPagesSplitsAndRaggedKeys) {
+  const auto sweep = parse_sweep_text(
+      R"({"name": "r", "shapes": [{"batch": 3, "heads": 32, "heads_kv": 8, "seqlen_q": 1,
+          "seqlens_k": [8192, 0, 100], "headdim": 128, "page_size": 16, "splits": 4}]})",
+      "r.json");
+  ASSERT_TRUE(sweep.ok()) << sweep.error().message;
+  const AttnShape& shape = sweep->shapes[0];
+  EXPECT_EQ(shape.seqlen_k, 8192);
+  EXPECT_EQ(shape.seqlens_k, (std::vector<std::int64_t>{8192, 0, 100}));
+  EXPECT_EQ(shape.page_size, 16);
+  EXPECT_EQ(shape.splits, 4);
+  EXPECT_NE(error_of(R"({"name": "r", "shapes": [{"batch": 2, "heads": 8, "seqlen_q": 1,
+                "seqlens_k": [10, -1], "headdim": 64}]})")
+                .find("/shapes/0/seqlens_k/1: expected a key count (0 or more), got -1"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "r", "shapes": [{"batch": 2, "heads": 8, "seqlen_q": 1,
+                "seqlens_k": [10], "headdim": 64}]})")
+                .find("1 key counts for batch = 2"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "r", "shapes": [{"batch": 2, "heads": 8, "seqlen": 64,
+                "headdim": 64, "page_size": 0}]})")
+                .find("/shapes/0/page_size: expected a positive integer"),
+            std::string::npos);
+}
+
 TEST(ParseSweep, AnAbsurdGridShapeIsRefusedWithItsPointer) {
   const std::string message = error_of(
       R"({"name": "g", "grid": {"total_tokens": 32767, "hidden": 2048, "headdims": [64],
