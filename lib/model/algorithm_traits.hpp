@@ -49,7 +49,7 @@ double tmem_footprint_bytes(const hw::Spec& gpu, const AttnShape& shape, Algorit
 int ctas_per_sm(const AttnShape& shape, Algorithm algorithm);
 bool is_persistent(Algorithm algorithm);
 
-// How the tensor and softmax streams overlap (factors.hpp). Mostly the share of the shorter
+// How the tensor and softmax streams overlap (factors.def). Mostly the share of the shorter
 // stream hidden behind the longer one; where hides_per_longer_stream (fa3 and fa4 forward on
 // Hopper, whose two consumer warpgroups ping-pong), the cycles of the shorter stream hidden per
 // cycle of the longer one, the rest exposed.
@@ -59,7 +59,7 @@ double overlap(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 bool hides_per_longer_stream(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 // FA4's forward on Blackwell: every unit at the sustained share (the tensor stream at Blackwell
 // Ultra's own, kBlackwellUltraForwardTensorShare), the tensor and softmax streams combined as
-// (T^p + S^p)^(1/p) (factors.hpp, kBlackwellStreamNormExponent).
+// (T^p + S^p)^(1/p) (factors.def, kBlackwellStreamNormExponent).
 bool combines_streams_by_norm(const hw::Spec& gpu, Algorithm algorithm, Pass pass);
 
 // The lab's fa3_bwd (Options::group_walking_backward): above hd128 it runs its main kernel twice, dV

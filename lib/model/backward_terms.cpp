@@ -35,7 +35,7 @@ int resident_ctas(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
 // it runs a preprocessing and a dQ conversion launch beside its main kernel (FA3's
 // flash_bwd_preprocess and flash_bwd_postprocess), and its consumer warpgroups wait on their
 // GEMMs and on the dS barrier once per query block and fills its pipeline once per key block
-// (factors.hpp, kHopperBackwardStepWaitCycles, kHopperBackwardKeyBlockFillCycles).
+// (factors.def, kHopperBackwardStepWaitCycles, kHopperBackwardKeyBlockFillCycles).
 bool hopper_persistent_backward(const hw::Spec& gpu, const Options& o) {
   return o.pass == Pass::bwd && is_hopper(gpu) && is_persistent(o.algorithm) && !o.group_walking_backward;
 }
@@ -129,7 +129,7 @@ double layout_copy_seconds(const hw::Spec& gpu, const AttnShape& s) {
   return kCopies * 2 * tensor / (gpu.hbm_bytes_per_s * factors::kLayoutCopyBandwidthShare);
 }
 
-// FA4's deterministic backward: the time its dQ semaphore chain takes (factors.hpp,
+// FA4's deterministic backward: the time its dQ semaphore chain takes (factors.def,
 // kFa4DqChainLinkSeconds): one link per CTA, the heads of one L2 section chaining at once.
 double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p) {
   const double head_bytes =

@@ -40,7 +40,7 @@ enum class DqAdd { atomics, tensor_reduce };
 
 // The terms a prediction may pay beyond its algorithm's. Each names what the kernel does, not who
 // does it: which implementations pay which term, from which release and on which shapes, is the
-// profile table's (model/profiles.cpp), and each term's factors are in factors.hpp.
+// profile table's (model/profiles.cpp), and each term's factors are in factors.def.
 struct Options {
   Algorithm algorithm = Algorithm::fa4;
   Pass pass = Pass::fwd;
@@ -50,17 +50,17 @@ struct Options {
   bool two_cta = false;                     // fa4 backward on Blackwell: the 2-CTA pair
   // Backward: dQ summed in a fixed order. fa2: each key block stores its part in a slot of its own
   // and the conversion sums the slots in order; fa3, fa4: each key block's CTA waits for the one
-  // before (factors.hpp, kDeterministicWaitTiles).
+  // before (factors.def, kDeterministicWaitTiles).
   bool deterministic = false;
   // Backward: the plain kernel plus a fixed time per tile step instead of the chained waits
-  // (factors.hpp, kCudnnDeterministicStepCycles), a cost that stays about constant over the sequence.
+  // (factors.def, kCudnnDeterministicStepCycles), a cost that stays about constant over the sequence.
   bool fixed_step_cost = false;
   // fa3 backward on Hopper, one CTA walking a key block's query blocks for a GQA group, dQ added
   // as given: two passes above hd128, the serial dQ chunks, exposed K/V loads and dK/dV stores
   // (lib/model/NOTES_BWD_FIT.md), instead of the published persistent design.
   std::optional<DqAdd> group_walking_backward;
   // fa2 backward on Hopper whose dQ reductions hide under its port-bound loop; without it each
-  // tile pays factors.hpp's kFa2DqReductionBytesPerCycle.
+  // tile pays factors.def's kFa2DqReductionBytesPerCycle.
   bool hidden_dq_reductions = false;
   // GQA backward: each query head's dK and dV leave the main kernel as 16-bit partials and two
   // launches after it sum each group's.
@@ -70,7 +70,7 @@ struct Options {
   // memory), one after the other; the dK/dV kernel's CTAs each walk a whole GQA group.
   bool split_dq_backward = false;
   // Backward whose tensor-memory map shares S/P's columns with dP/dS and dQ: each step waits for
-  // them (factors.hpp, kFa4SharedTmemColumnsStepCycles).
+  // them (factors.def, kFa4SharedTmemColumnsStepCycles).
   bool shared_tmem_columns_backward = false;
   // One CTA per work tile, not persistent: each CTA pays kFa4SingleTileCtaCycles (backward) or
   // kFa4ForwardSingleTileCtaCycles (forward). With two_cta and columns of its own (neither shared
@@ -78,18 +78,18 @@ struct Options {
   // deterministic, dQ semaphores chain the key blocks of a head (kFa4DqChainLinkSeconds).
   bool single_tile_grid = false;
   // Work tiles taken in a fixed order instead of longest first: an unequal (causal) launch ends
-  // kFixedOrderTailShare of its longest CTA after the fluid bound (factors.hpp).
+  // kFixedOrderTailShare of its longest CTA after the fluid bound (factors.def).
   bool fixed_order_tiles = false;
   // Causal backward whose float32 dQ adds miss L2: from kSpilledDqAddMinQueryHeads query heads,
-  // every add beyond a band of keys next to the diagonal goes to HBM (factors.hpp).
+  // every add beyond a band of keys next to the diagonal goes to HBM (factors.def).
   bool dq_adds_spill_l2 = false;
   // Hopper backward whose tile takes its shared-memory traffic and its MMA one after the other.
   bool serial_smem_mma = false;
   // Two query-side tensors copied into the kernel's layout first: two launches more, each reading
-  // and writing b s_q h_q d_v elements (factors.hpp, kLayoutCopyBandwidthShare).
+  // and writing b s_q h_q d_v elements (factors.def, kLayoutCopyBandwidthShare).
   bool layout_copies = false;
   // fa4 forward on Blackwell Ultra: the tensor-memory load of S also returns each row's maximum
-  // (tcgen05.ld.red), so on unmasked blocks the softmax skips its FMNMX (factors.hpp,
+  // (tcgen05.ld.red), so on unmasked blocks the softmax skips its FMNMX (factors.def,
   // kRowMaxOpsPerElement). Default: on for fa4's forward on Blackwell Ultra.
   std::optional<bool> row_max_on_load;
 };
@@ -100,7 +100,7 @@ struct TileCycles {
   double exp_mufu = 0;  // exp2 on the MUFU unit
   double exp_fma = 0;   // emulated exp2 on the FMA pipe (a part of fma)
   double fma = 0;  // the issue stream: FP32-pipe work (softmax arithmetic, rescaling, exp_fma),
-                   // the emulated exp2's ALU instructions, MUFU issue slots (factors.hpp)
+                   // the emulated exp2's ALU instructions, MUFU issue slots (factors.def)
   double smem = 0;      // shared-memory reads and writes
   double tmem = 0;      // tensor-memory cycles: not modeled (no published TMEM bandwidth), 0
   double tmem_bytes = 0;  // tensor-memory traffic per tile (Blackwell), shown instead

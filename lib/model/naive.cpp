@@ -32,10 +32,8 @@ double phase_seconds(const hw::Spec& gpu, double flops, double bytes) {
 
 // The naive algorithm: three streaming launches, S and P in HBM.
 Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p) {
-  p.factors.push_back(
-      factors::reported(factors::Reported::naive_streaming_share, factors::kNaiveStreamingShare));
-  p.factors.push_back(
-      factors::reported(factors::Reported::naive_row_latency_s, factors::kNaiveRowLatencySeconds));
+  p.factors.push_back(factors::reported(factors::Id::kNaiveStreamingShare));
+  p.factors.push_back(factors::reported(factors::Id::kNaiveRowLatencySeconds));
   // S = Q K^T, softmax, O = P V as three launches; S and P (input dtype) live in HBM, and the
   // causal mask saves nothing (the full S is computed, then masked).
   const double e = element_bytes(s.dtype);

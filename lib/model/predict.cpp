@@ -22,7 +22,7 @@ namespace fa4::model {
 namespace internal {
 
 // A share of a datasheet figure measured on this GPU, with the model file's source.
-Factor measured_share(const hw::Spec& gpu, factors::Reported factor, double value,
+Factor measured_share(const hw::Spec& gpu, factors::Value factor, double value,
                       const std::string& pointer) {
   Factor f = factors::reported(factor, value);
   f.fitted_to = gpu.sources.count(pointer) ? gpu.sources.at(pointer) : "";
@@ -37,12 +37,11 @@ using namespace internal;
 
 // The factors every prediction reports: the GPU's measured shares and the launch overhead.
 void add_common_factors(const hw::Spec& gpu, Prediction& p) {
-  p.factors.push_back(measured_share(gpu, factors::Reported::gemm_efficiency, gpu.gemm_efficiency,
+  p.factors.push_back(measured_share(gpu, factors::Value::gemm_efficiency, gpu.gemm_efficiency,
                                      "/gemm_efficiency"));
-  p.factors.push_back(measured_share(gpu, factors::Reported::copy_efficiency, gpu.copy_efficiency,
+  p.factors.push_back(measured_share(gpu, factors::Value::copy_efficiency, gpu.copy_efficiency,
                                      "/copy_efficiency"));
-  p.factors.push_back(
-      factors::reported(factors::Reported::launch_overhead_s, factors::kLaunchOverheadSeconds));
+  p.factors.push_back(factors::reported(factors::Id::kLaunchOverheadSeconds));
 }
 
 // One tile's softmax stream and its time beside the tensor stream: the longer stream, plus the
@@ -63,12 +62,12 @@ StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem
 }
 
 // The share of the tensor peak a Blackwell forward's tensor stream sustains: Blackwell Ultra's own
-// (factors.hpp, kBlackwellUltraForwardTensorShare), elsewhere the GPU's sustained share.
+// (factors.def, kBlackwellUltraForwardTensorShare), elsewhere the GPU's sustained share.
 double blackwell_forward_tensor_share(const hw::Spec& gpu) {
   return is_blackwell_ultra(gpu) ? factors::kBlackwellUltraForwardTensorShare : gpu.gemm_efficiency;
 }
 
-// FA4's forward on Blackwell (factors.hpp, kBlackwellStreamNormExponent): every unit at the GPU's
+// FA4's forward on Blackwell (factors.def, kBlackwellStreamNormExponent): every unit at the GPU's
 // sustained share (the tensor stream at Blackwell Ultra's own), the softmax warps at their share
 // of the issue rate, the two streams combined as a norm.
 StreamTimes blackwell_forward_times(const hw::Spec& gpu, const TileCycles& t, double& tensor) {
@@ -84,7 +83,7 @@ StreamTimes blackwell_forward_times(const hw::Spec& gpu, const TileCycles& t, do
 // warps overlap one's softmax with another's MMA. CTAs are plain (not persistent) launches.
 Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction p) {
   const TileCycles& c = p.tile_cycles;
-  // Backward on Hopper (our fa2_bwd): the shared-memory port bounds the tile (factors.hpp,
+  // Backward on Hopper (our fa2_bwd): the shared-memory port bounds the tile (factors.def,
   // kFa2BackwardLdmatrixShare); elsewhere its ldmatrix time adds to the softmax stream.
   const bool hopper_backward = p.pass == Pass::bwd && is_hopper(gpu);
   const double exposed_smem = p.pass == Pass::fwd ? factors::kFa2ExposedSmemShare
@@ -111,42 +110,40 @@ Prediction predict_fa2(const hw::Spec& gpu, const AttnShape& s, const Options& o
     p.tile_time_cycles =
         std::max(times.tile, c.smem / factors::kFa2BackwardLdmatrixShare) + reduction_cycles;
     io_exposure = factors::kBackwardKeyBlockIoExposure;
-    for (auto [factor, value] : {std::pair{factors::Reported::fa2_backward_rereads,
-                                           factors::fa2_backward_rereads(s.headdim, p.tile)},
-                                 std::pair{factors::Reported::fa2_backward_ldmatrix_share,
-                                           factors::kFa2BackwardLdmatrixShare},
-                                 std::pair{factors::Reported::key_block_io_exposure, io_exposure}})
-      p.factors.push_back(factors::reported(factor, value));
+    p.factors.push_back(factors::reported(fa2_backward_rereads(s.headdim, p.tile)));
+    p.factors.push_back(factors::reported(factors::Id::kFa2BackwardLdmatrixShare));
+    p.factors.push_back(factors::reported(factors::Id::kBackwardKeyBlockIoExposure));
     if (added_share > 0)
-      p.factors.push_back(factors::reported(factors::Reported::fa2_dq_reduction_rate,
-                                            factors::kFa2DqReductionBytesPerCycle));
+      p.factors.push_back(factors::reported(factors::Id::kFa2DqReductionBytesPerCycle));
   }
-  p.factors.push_back(factors::reported(
-      p.pass == Pass::fwd ? factors::Reported::overlap_fa2_forward : factors::Reported::overlap,
-      hidden));
+  p.factors.push_back(factors::reported(p.pass == Pass::fwd
+                                            ? factors::ReportedId(factors::Id::kOverlapFa2Forward)
+                                            : factors::ReportedId(factors::Id::kOverlapFa2Backward),
+                                        hidden));
   if (mma_sync_below_peak(gpu))
     p.factors.push_back(
-        factors::reported(gpu.mma_sync_share > 0 ? factors::Reported::mma_sync_share_measured
-                          : is_blackwell(gpu)    ? factors::Reported::mma_sync_share_blackwell
-                                                 : factors::Reported::mma_sync_share_published,
-                          mma_sync_share(gpu)));
+        gpu.mma_sync_share > 0
+            ? factors::reported(factors::Value::mma_sync_share, mma_sync_share(gpu))
+            : factors::reported(is_blackwell(gpu)
+                                    ? factors::ReportedId(factors::Id::kMmaSyncShareBlackwell)
+                                    : factors::ReportedId(factors::Id::kMmaSyncShareHopper),
+                                mma_sync_share(gpu)));
   schedule_fused(
       gpu, s, o, p,
       io_exposure * cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu) / resident_ctas(gpu, s, o));
   return p;
 }
 
-// The cycles a Hopper persistent backward CTA's key block I/O is exposed (factors.hpp,
+// The cycles a Hopper persistent backward CTA's key block I/O is exposed (factors.def,
 // kBackwardKeyBlockIoExposure): its K, V loads and dK, dV stores, plus `extra_bytes` loaded.
 double exposed_key_block_io_cycles(const hw::Spec& gpu, const AttnShape& s, Prediction& p,
                                    double extra_bytes) {
-  p.factors.push_back(factors::reported(factors::Reported::key_block_io_exposure,
-                                        factors::kBackwardKeyBlockIoExposure));
+  p.factors.push_back(factors::reported(factors::Id::kBackwardKeyBlockIoExposure));
   return factors::kBackwardKeyBlockIoExposure * (cta_bytes(s, p) + extra_bytes) /
          hbm_bytes_per_clk_per_sm(gpu);
 }
 
-// The lab's fa3_bwd on Hopper (Options::group_walking_backward; factors.hpp has each term's reason):
+// The lab's fa3_bwd on Hopper (Options::group_walking_backward; factors.def has each term's reason):
 // its tile waits on its GEMMs in each pass, and adds dQ by atomics or through its staging tile;
 // each key block's K, V loads and dK, dV stores (K loaded once more for a second pass) are
 // exposed. Adds to p's tile time and factors; returns the cycles each CTA pays besides its tiles.
@@ -157,26 +154,24 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
   const double step_wait = atomics ? factors::kLabFa3BackwardStepWaitCycles
                                    : factors::kLabFa3StagedDqStepWaitCycles;
   p.tile_time_cycles += passes * step_wait;
-  p.factors.push_back(factors::reported(atomics
-                                            ? factors::Reported::lab_fa3_step_wait_cycles
-                                            : factors::Reported::lab_fa3_staged_step_wait_cycles,
-                                        step_wait));
+  p.factors.push_back(
+      factors::reported(atomics ? factors::ReportedId(factors::Id::kLabFa3BackwardStepWaitCycles)
+                                : factors::ReportedId(factors::Id::kLabFa3StagedDqStepWaitCycles),
+                        step_wait));
   // One-stage passes: the dK/dQ pass (a second pass is the dV pass).
   const int headdim = int(s.headdim);
   const int one_stage_passes = int(fa3_tiles::bwd_ring_stages(headdim, false) == 1) +
                                int(passes > 1 && fa3_tiles::bwd_ring_stages(headdim, true) == 1);
   if (one_stage_passes > 0) {
     p.tile_time_cycles += one_stage_passes * factors::kLabFa3OneStageRingCycles;
-    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_one_stage_ring_cycles,
-                                          factors::kLabFa3OneStageRingCycles));
+    p.factors.push_back(factors::reported(factors::Id::kLabFa3OneStageRingCycles));
   }
   const double dq_rows = p.tile.m;
   const int chunks = fa3_tiles::bwd_dq_chunks(int(s.headdim));
   if (chunks > 1) {
     const double serial_columns = double(s.headdim) * (chunks - 1) / chunks;
     p.tile_time_cycles += factors::kLabFa3SerialDqChunkCyclesPerElement * dq_rows * serial_columns;
-    p.factors.push_back(factors::reported(factors::Reported::lab_fa3_serial_dq_chunk_cycles,
-                                          factors::kLabFa3SerialDqChunkCyclesPerElement));
+    p.factors.push_back(factors::reported(factors::Id::kLabFa3SerialDqChunkCyclesPerElement));
   }
   const double k_again =
       (passes - 1) * double(p.tile.n) * double(s.headdim) * element_bytes(s.dtype);
@@ -186,14 +181,12 @@ double add_lab_fa3_backward(const hw::Spec& gpu, const AttnShape& s, const Optio
 // FA3's published backward on Hopper (hopper_persistent_backward): its consumer warpgroups wait
 // on their GEMMs and the dS barrier once per query block, each key block fills and drains the
 // pipeline once, and each key block's K, V loads and dK, dV stores are exposed, as in our fa3_bwd
-// (factors.hpp). Adds to p's tile time and factors; returns the cycles each CTA pays besides its
+// (factors.def). Adds to p's tile time and factors; returns the cycles each CTA pays besides its
 // tiles.
 double add_hopper_backward_waits(const hw::Spec& gpu, const AttnShape& s, Prediction& p) {
   p.tile_time_cycles += factors::kHopperBackwardStepWaitCycles;
-  p.factors.push_back(factors::reported(factors::Reported::hopper_bwd_step_wait_cycles,
-                                        factors::kHopperBackwardStepWaitCycles));
-  p.factors.push_back(factors::reported(factors::Reported::hopper_bwd_key_block_fill_cycles,
-                                        factors::kHopperBackwardKeyBlockFillCycles));
+  p.factors.push_back(factors::reported(factors::Id::kHopperBackwardStepWaitCycles));
+  p.factors.push_back(factors::reported(factors::Id::kHopperBackwardKeyBlockFillCycles));
   return factors::kHopperBackwardKeyBlockFillCycles + exposed_key_block_io_cycles(gpu, s, p, 0);
 }
 
@@ -216,7 +209,7 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
                                              : std::max(c.mma / gpu.gemm_efficiency, c.smem);
   StreamTimes times = stream_times(c, p.tensor_stream_cycles, 0.0, hidden, pingpong);
   if (o.algorithm == Algorithm::fa4 && hopper && o.pass == Pass::fwd) {
-    // FA4's softmax on FA3's Hopper pipeline (factors.hpp, kHopperSoftmaxChangeExposure): the
+    // FA4's softmax on FA3's Hopper pipeline (factors.def, kHopperSoftmaxChangeExposure): the
     // tile as fa3's softmax makes it, plus the exposed part of the change in the issue stream.
     Options fa3_softmax = o;
     fa3_softmax.exp_emulation = 0.0;
@@ -225,37 +218,30 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
     if (!plain) return plain.error();
     times = stream_times(*plain, p.tensor_stream_cycles, 0.0, hidden, pingpong);
     times.tile += factors::kHopperSoftmaxChangeExposure * (c.fma - plain->fma);
-    p.factors.push_back(factors::reported(factors::Reported::softmax_change_exposure,
-                                          factors::kHopperSoftmaxChangeExposure));
+    p.factors.push_back(factors::reported(factors::Id::kHopperSoftmaxChangeExposure));
   }
   if (combines_streams_by_norm(gpu, o.algorithm, o.pass)) {
     times = blackwell_forward_times(gpu, c, p.tensor_stream_cycles);
-    p.factors.push_back(factors::reported(factors::Reported::softmax_issue_share,
-                                          factors::kBlackwellSoftmaxIssueShare));
-    p.factors.push_back(factors::reported(factors::Reported::stream_norm_exponent,
-                                          factors::kBlackwellStreamNormExponent));
+    p.factors.push_back(factors::reported(factors::Id::kBlackwellSoftmaxIssueShare));
+    p.factors.push_back(factors::reported(factors::Id::kBlackwellStreamNormExponent));
     if (is_blackwell_ultra(gpu))
-      p.factors.push_back(factors::reported(factors::Reported::ultra_forward_tensor_share,
-                                            factors::kBlackwellUltraForwardTensorShare));
+      p.factors.push_back(factors::reported(factors::Id::kBlackwellUltraForwardTensorShare));
   } else {
-    p.factors.push_back(factors::reported(pingpong ? factors::Reported::pingpong_hidden_share
-                                          : fa4_separate_columns
-                                              ? factors::Reported::fa4_backward_overlap
-                                          : o.pass == Pass::bwd
-                                              ? factors::Reported::overlap_persistent_backward
-                                              : factors::Reported::overlap,
-                                          hidden));
+    using factors::Id;
+    p.factors.push_back(
+        pingpong ? factors::reported(Id::kHopperPingPongHiddenShare, hidden)
+        : fa4_separate_columns ? factors::reported(Id::kFa4BackwardSeparateColumnsOverlap, hidden)
+        : o.pass == Pass::bwd  ? factors::reported(Id::kOverlapPersistentBackward, hidden)
+                               : factors::reported(factors::Value::overlap, hidden));
   }
   if (o.shared_tmem_columns_backward && o.pass == Pass::bwd && is_blackwell(gpu)) {
     times.tile += factors::kFa4SharedTmemColumnsStepCycles;
-    p.factors.push_back(factors::reported(factors::Reported::fa4_shared_tmem_columns_step_cycles,
-                                          factors::kFa4SharedTmemColumnsStepCycles));
+    p.factors.push_back(factors::reported(factors::Id::kFa4SharedTmemColumnsStepCycles));
   }
   p.softmax_stream_cycles = times.softmax;
   p.tile_time_cycles = times.tile;
   if (p.conditional_rescale)
-    p.factors.push_back(
-        factors::reported(factors::Reported::rescale_share, factors::kConditionalRescaleShare));
+    p.factors.push_back(factors::reported(factors::Id::kConditionalRescaleShare));
   double overhead = 0;
   if (o.group_walking_backward) {
     overhead = add_lab_fa3_backward(gpu, s, o, p);
@@ -264,33 +250,29 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   } else if (hopper) {
     overhead = factors::kHopperPersistentTileOverheadCycles *
                std::max(1.0, std::pow(double(s.headdim) / 128, 2));
-    p.factors.push_back(factors::reported(factors::Reported::tile_overhead_cycles,
-                                          factors::kHopperPersistentTileOverheadCycles));
+    p.factors.push_back(factors::reported(factors::Id::kHopperPersistentTileOverheadCycles));
   } else {
     overhead = factors::kBlackwellPersistentTileOverheadCycles;
-    p.factors.push_back(factors::reported(factors::Reported::blackwell_tile_overhead_cycles,
-                                          factors::kBlackwellPersistentTileOverheadCycles));
+    p.factors.push_back(factors::reported(factors::Id::kBlackwellPersistentTileOverheadCycles));
     if (o.single_tile_grid) {
       const bool forward = o.pass == Pass::fwd;
       const double per_cta =
           forward ? factors::kFa4ForwardSingleTileCtaCycles : factors::kFa4SingleTileCtaCycles;
       overhead += per_cta;
-      p.factors.push_back(factors::reported(
-          forward ? factors::Reported::fa4_forward_single_tile_cta_cycles
-                  : factors::Reported::fa4_single_tile_cta_cycles,
-          per_cta));
+      p.factors.push_back(
+          factors::reported(forward ? factors::ReportedId(factors::Id::kFa4ForwardSingleTileCtaCycles)
+                                    : factors::ReportedId(factors::Id::kFa4SingleTileCtaCycles)));
     }
   }
   if (o.deterministic && !o.fixed_step_cost) {
     // Each key block's CTA adds its dQ after the previous one's: it waits for that chain to
-    // reach it before its first add (factors.hpp, kDeterministicWaitTiles), and no longer than
+    // reach it before its first add (factors.def, kDeterministicWaitTiles), and no longer than
     // its predecessor walks before it adds the query block they share (two under a window of a
     // block's keys).
     const double wait_tiles =
         std::min(factors::kDeterministicWaitTiles, mean_query_blocks_per_key_block(s, p.tile));
     overhead += wait_tiles * p.tile_time_cycles;
-    p.factors.push_back(
-        factors::reported(factors::Reported::deterministic_wait_tiles, wait_tiles));
+    p.factors.push_back(factors::reported(factors::Id::kDeterministicWaitTiles, wait_tiles));
   }
   schedule_fused(gpu, s, o, p, overhead);
   return p;

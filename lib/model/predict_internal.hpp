@@ -4,10 +4,12 @@
 // and per-kernel terms, naive.cpp the unfused algorithm, checks.cpp the refusals.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/fa2_bwd_tiles.hpp"
 #include "core/shape.hpp"
 #include "hw/spec.hpp"
 #include "model/factors.hpp"
@@ -23,8 +25,20 @@ inline double hbm_bytes_per_clk_per_sm(const hw::Spec& gpu) {
 }
 
 // A share of a datasheet figure measured on this GPU, with the model file's source.
-Factor measured_share(const hw::Spec& gpu, factors::Reported factor, double value,
+Factor measured_share(const hw::Spec& gpu, factors::Value factor, double value,
                       const std::string& pointer);
+
+// FA2's backward re-read factor on a tile at a head dim (factors.def): hd256's fitted value holds
+// on our fa2_bwd's hd256 tile only (PyTorch's flash backward, modeled on the default tile, keeps
+// kFa2BackwardWarpGridRereads).
+inline factors::ReportedId fa2_backward_rereads(std::int64_t headdim, Tile tile) {
+  using factors::Id, factors::ReportedId;
+  if (headdim <= 64) return ReportedId(Id::kFa2BackwardHd64TileRereads);
+  const bool ours_at_hd256 = headdim >= 256 && tile.m == fa2_bwd_tiles::query_block(256) &&
+                             tile.n == fa2_bwd_tiles::key_block(256);
+  return ours_at_hd256 ? ReportedId(Id::kFa2BackwardHd256TileRereads)
+                       : ReportedId(Id::kFa2BackwardWarpGridRereads);
+}
 
 // --- The backward's launches and terms (backward_terms.cpp) ---------------------------------
 bool lab_backward(const hw::Spec& gpu, const Options& o);

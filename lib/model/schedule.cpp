@@ -32,7 +32,7 @@ struct Schedule {
 // are that many heads' and there are that many times fewer CTAs.
 // Equal CTAs run in whole waves; unequal ones (causal) end at the fluid bound, plus half a mean
 // CTA for a plain launch (list scheduling), half the shortest CTA for a longest-first scheduler or
-// a share of the longest for one that takes its tiles in a fixed order (factors.hpp,
+// a share of the longest for one that takes its tiles in a fixed order (factors.def,
 // kListScheduleTailShare, kLongestFirstTailShare, kFixedOrderTailShare).
 Schedule schedule(const hw::Spec& gpu, const AttnShape& s, Algorithm algorithm, Pass pass, Tile t,
                   double tile_cycles, double cta_overhead_cycles, double heads_per_cta,
@@ -119,7 +119,7 @@ Schedule split_backward_schedule(const hw::Spec& gpu, const AttnShape& s, const 
 
 // The time SM cycles that take peak_s at the peak clock take on a GPU whose model gives a sustained
 // clock share below 1: the clock starts at the boost clock and falls toward that share of it
-// (factors.hpp, kLaunchClockTimeConstantSeconds), so with a = boost / peak and b = share x a the
+// (factors.def, kLaunchClockTimeConstantSeconds), so with a = boost / peak and b = share x a the
 // launch takes the t that solves b t + (a - b) tau (1 - e^(-t / tau)) = peak_s. The left side is
 // concave and rises with t, so Newton's steps from below (the whole launch at the boost clock, t =
 // peak_s / a) climb to the root without passing it. A share of 1, where a model file gives none,
@@ -182,33 +182,32 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   const double clock_hz = gpu.peak_clock_mhz * 1e6;
   double cycles_s = plan.makespan_cycles / clock_hz;
   // A fixed time per tile step beyond the plain kernel's tiles, reported as its factor.
-  const auto pay_per_step = [&](factors::Reported factor, double step_cycles) {
+  const auto pay_per_step = [&](factors::ReportedId factor, double step_cycles) {
     cycles_s *= 1 + step_cycles / p.tile_time_cycles;
     p.factors.push_back(factors::reported(factor, step_cycles));
   };
   if (o.fixed_step_cost) {
-    pay_per_step(factors::Reported::cudnn_deterministic_step_cycles,
+    pay_per_step(factors::Id::kCudnnDeterministicStepCycles,
                  factors::kCudnnDeterministicStepCycles);
-    // Its dQ adds in a fixed order cost more steps up to hd128 (factors.hpp,
+    // Its dQ adds in a fixed order cost more steps up to hd128 (factors.def,
     // kCudnnDeterministicDqOrderStepCycles).
     if (o.deterministic && s.headdim <= 128)
-      pay_per_step(factors::Reported::cudnn_deterministic_dq_order_step_cycles,
+      pay_per_step(factors::Id::kCudnnDeterministicDqOrderStepCycles,
                    factors::kCudnnDeterministicDqOrderStepCycles);
   }
   // FA4's deterministic reduce waits for each query block's dQ adds before releasing it
-  // (factors.hpp, kFa4DeterministicReduceWaitCycles): a time per step, the block's bytes.
+  // (factors.def, kFa4DeterministicReduceWaitCycles): a time per step, the block's bytes.
   if (o.deterministic && o.single_tile_grid && s.headdim < 192)
-    pay_per_step(factors::Reported::fa4_deterministic_reduce_wait_cycles,
+    pay_per_step(factors::Id::kFa4DeterministicReduceWaitCycles,
                  factors::kFa4DeterministicReduceWaitCycles * s.headdim / 128.0);
   double compute_s = seconds_under_power_cap(gpu, cycles_s);
   if (gpu.sustained_clock_share < 1)
-    p.factors.push_back(measured_share(gpu, factors::Reported::sustained_clock_share,
+    p.factors.push_back(measured_share(gpu, factors::Value::sustained_clock_share,
                                        gpu.sustained_clock_share, "/sustained_clock_share"));
   if (persistent) compute_s += cta_bytes(s, p) / hbm_bytes_per_clk_per_sm(gpu) / clock_hz;
   if (o.deterministic && o.single_tile_grid) {
     compute_s = std::max(compute_s, fa4_dq_chain_seconds(s, p));
-    p.factors.push_back(
-        factors::reported(factors::Reported::fa4_dq_chain_link_s, factors::kFa4DqChainLinkSeconds));
+    p.factors.push_back(factors::reported(factors::Id::kFa4DqChainLinkSeconds));
   }
   // HBM: the fewest bytes (re-reads of K and V are assumed to hit L2), plus for the backward
   // pass the dQ accumulator in fp32 written and read back, and its preprocessing launch; for a
@@ -240,8 +239,7 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   double hbm_s = hbm_bytes / bandwidth;
   if (const double spilled = o.dq_adds_spill_l2 ? spilled_dq_add_bytes(s) : 0; spilled > 0) {
     hbm_s += spilled / (bandwidth * factors::kSpilledDqAddBandwidthShare);
-    p.factors.push_back(factors::reported(factors::Reported::spilled_dq_add_band_keys,
-                                          factors::kSpilledDqAddBandKeys));
+    p.factors.push_back(factors::reported(factors::Id::kSpilledDqAddBandKeys));
   }
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_s * gpu.sms * gpu.peak_clock_mhz * 1e6 / p.tiles;
   p.main_kernel_s = std::max(compute_s, hbm_s);

@@ -9,6 +9,7 @@
 #include "model/blocks.hpp"
 #include "model/factors.hpp"
 #include "model/model.hpp"
+#include "model/predict_internal.hpp"
 
 namespace fa4::model {
 namespace {
@@ -98,8 +99,10 @@ double backward_smem_bytes(const hw::Spec& gpu, const AttnShape& s, Algorithm al
   if (algorithm != Algorithm::fa2) return bytes;
   // FA2's warps: on Hopper our fa2_bwd's warp grids, elsewhere the re-read factor fitted to
   // PyTorch's flash backward.
-  return bytes * (is_hopper(gpu) ? factors::fa2_backward_rereads(s.headdim, t)
-                                 : factors::kFa2BackwardSmemRereads);
+  const double rereads = is_hopper(gpu)
+                             ? factors::entry(internal::fa2_backward_rereads(s.headdim, t).id).value
+                             : factors::kFa2BackwardSmemRereads;
+  return bytes * rereads;
 }
 
 }  // namespace
@@ -130,7 +133,7 @@ Result<TileCycles> tile_cycles(const hw::Spec& gpu, const AttnShape& s, const Op
     c.mma = 2 * m * n * (d + dv) / rate;
     c.exp_mufu = elements * (1 - share) / sm.mufu_ex2_per_clk;
     c.exp_fma = elements * share * factors::kFmaOpsPerEmulatedExp2 / sm.fma_lanes_per_clk;
-    // The issue stream (factors.hpp, kIssueLanesPerClkPerSm): the FP32 pipe's work, plus the
+    // The issue stream (factors.def, kIssueLanesPerClkPerSm): the FP32 pipe's work, plus the
     // emulated exp2's ALU instructions and one issue slot per exp2 sent to MUFU.
     const double issue_only = elements * (share * factors::kAluOpsPerEmulatedExp2 + (1 - share)) /
                               factors::kIssueLanesPerClkPerSm;

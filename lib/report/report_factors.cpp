@@ -96,9 +96,10 @@ std::string reported_table(const std::vector<hw::Spec>& gpus, std::string& notes
 std::string constants_table() {
   Table table{{{"constant"}, {"value", Align::right}, {"kind"}, {"reported as"}, {"what it is"}},
               {}};
-  for (const model::factors::Constant& c : model::factors::constants())
-    table.rows.push_back({fmt::format("`{}`", c.name), compact(c.value), std::string(c.kind),
-                          c.reported_as.empty() ? "—" : fmt::format("`{}`", c.reported_as),
+  for (const model::factors::Entry& c : model::factors::table())
+    table.rows.push_back({fmt::format("`{}`", c.constant), compact(c.value),
+                          std::string(model::factors::to_string(c.kind)),
+                          c.reported.name.empty() ? "—" : fmt::format("`{}`", c.reported.name),
                           std::string(c.what)});
   return md::render(table) + "\n";
 }

@@ -220,28 +220,28 @@ TEST(BackwardFit, LabFa3ScheduleRunsTwoPassesAboveHd128AndFollowsTheKernelsDqPat
   ASSERT_TRUE(one && two);
   EXPECT_DOUBLE_EQ(two->mma, one->mma * 6 / 5);
   EXPECT_DOUBLE_EQ(two->exp_mufu, one->exp_mufu * 2);
-  const auto with_factor = [](const model::Prediction& p, model::factors::Reported f) {
+  const auto with_factor = [](const model::Prediction& p, model::factors::Id f) {
     return std::any_of(p.factors.begin(), p.factors.end(),
-                       [&](const auto& r) { return r.name == model::factors::text_of(f).name; });
+                       [&](const auto& r) { return r.name == model::factors::entry(f).reported.name; });
   };
   const auto hd256_lab = model::predict(h200, hd256, lab);
   ASSERT_TRUE(hd256_lab);
-  EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Reported::lab_fa3_one_stage_ring_cycles));
-  EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Reported::lab_fa3_serial_dq_chunk_cycles));
-  EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Reported::lab_fa3_step_wait_cycles));
+  EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Id::kLabFa3OneStageRingCycles));
+  EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Id::kLabFa3SerialDqChunkCyclesPerElement));
+  EXPECT_TRUE(with_factor(*hd256_lab, model::factors::Id::kLabFa3BackwardStepWaitCycles));
   lab.tile = model::Tile{64, 128};
   const auto hd128 = model::predict(h200, tokens_16k(128, 4096, false), lab);
   lab.tile = model::Tile{128, 128};
   const auto hd64 = model::predict(h200, tokens_16k(64, 4096, false), lab);
   ASSERT_TRUE(hd128 && hd64);
   // hd128 adds dQ from its staging tile; hd64 by atomics in one chunk (fa3_tiles.hpp's rules).
-  EXPECT_FALSE(with_factor(*hd128, model::factors::Reported::lab_fa3_step_wait_cycles));
-  EXPECT_TRUE(with_factor(*hd128, model::factors::Reported::lab_fa3_staged_step_wait_cycles));
-  EXPECT_TRUE(with_factor(*hd64, model::factors::Reported::lab_fa3_step_wait_cycles));
-  EXPECT_FALSE(with_factor(*hd64, model::factors::Reported::lab_fa3_staged_step_wait_cycles));
+  EXPECT_FALSE(with_factor(*hd128, model::factors::Id::kLabFa3BackwardStepWaitCycles));
+  EXPECT_TRUE(with_factor(*hd128, model::factors::Id::kLabFa3StagedDqStepWaitCycles));
+  EXPECT_TRUE(with_factor(*hd64, model::factors::Id::kLabFa3BackwardStepWaitCycles));
+  EXPECT_FALSE(with_factor(*hd64, model::factors::Id::kLabFa3StagedDqStepWaitCycles));
   for (const model::Prediction* one_pass : {&*hd128, &*hd64}) {
-    EXPECT_FALSE(with_factor(*one_pass, model::factors::Reported::lab_fa3_one_stage_ring_cycles));
-    EXPECT_FALSE(with_factor(*one_pass, model::factors::Reported::lab_fa3_serial_dq_chunk_cycles));
+    EXPECT_FALSE(with_factor(*one_pass, model::factors::Id::kLabFa3OneStageRingCycles));
+    EXPECT_FALSE(with_factor(*one_pass, model::factors::Id::kLabFa3SerialDqChunkCyclesPerElement));
   }
 }
 

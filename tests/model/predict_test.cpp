@@ -29,9 +29,9 @@ Prediction run(std::string_view id, Algorithm a, const AttnShape& s, Options o =
 }
 
 // The value a prediction reports for a factor, or -1 where it reports none.
-double reported_value(const Prediction& p, factors::Reported factor) {
+double reported_value(const Prediction& p, factors::Id factor) {
   for (const auto& f : p.factors)
-    if (f.name == factors::text_of(factor).name) return f.value;
+    if (f.name == factors::entry(factor).reported.name) return f.value;
   return -1;
 }
 
@@ -207,7 +207,7 @@ TEST(Predict, SharedTensorMemoryColumnsAddAWaitPerStep) {
                    own.tile_time_cycles + factors::kFa4SharedTmemColumnsStepCycles);
   EXPECT_GT(shared.time_s, own.time_s);
   EXPECT_TRUE(std::ranges::any_of(shared.factors, [](const auto& f) {
-    return f.name == factors::text_of(factors::Reported::fa4_shared_tmem_columns_step_cycles).name;
+    return f.name == factors::entry(factors::Id::kFa4SharedTmemColumnsStepCycles).reported.name;
   }));
   Options hopper;
   hopper.pass = Pass::bwd;
@@ -234,7 +234,7 @@ TEST(Predict, BlackwellUltraForwardTensorStreamHasItsOwnShare) {
     EXPECT_NEAR(fwd.softmax_stream_cycles, softmax / g.gemm_efficiency, 1e-9);
     const bool reported =
         std::any_of(fwd.factors.begin(), fwd.factors.end(), [](const Factor& f) {
-          return f.name == factors::text_of(factors::Reported::ultra_forward_tensor_share).name;
+          return f.name == factors::entry(factors::Id::kBlackwellUltraForwardTensorShare).reported.name;
         });
     EXPECT_EQ(reported, ultra);
     Options bwd;
@@ -367,7 +367,7 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
                   factors::kFa4SingleTileCtaCycles * per_sm,
               1e-3);
   EXPECT_TRUE(std::ranges::any_of(split_own.factors, [](const auto& f) {
-    return f.name == factors::text_of(factors::Reported::fa4_single_tile_cta_cycles).name;
+    return f.name == factors::entry(factors::Id::kFa4SingleTileCtaCycles).reported.name;
   }));
 
   Options forward;
@@ -380,7 +380,7 @@ TEST(Predict, Fa4SingleTileBackwardPaysPerCtaAndHidesWhereItsColumnsAreItsOwn) {
               std::ceil(fwd_own.waves) * factors::kFa4ForwardSingleTileCtaCycles * fwd_per_sm,
               1e-3);
   EXPECT_TRUE(std::ranges::any_of(fwd_own.factors, [](const auto& f) {
-    return f.name == factors::text_of(factors::Reported::fa4_forward_single_tile_cta_cycles).name;
+    return f.name == factors::entry(factors::Id::kFa4ForwardSingleTileCtaCycles).reported.name;
   }));
   Options hopper;
   hopper.pass = Pass::bwd;
@@ -441,7 +441,7 @@ TEST(Predict, SpilledDqAddsBoundCudnnFp8CausalBackwardOnHopper) {
   EXPECT_GT(after.main_kernel_s, 1.5 * before.main_kernel_s);
   auto reports_band = [](const Prediction& p) {
     return std::ranges::any_of(p.factors, [](const auto& f) {
-      return f.name == factors::text_of(factors::Reported::spilled_dq_add_band_keys).name;
+      return f.name == factors::entry(factors::Id::kSpilledDqAddBandKeys).reported.name;
     });
   };
   EXPECT_TRUE(reports_band(after));
@@ -557,7 +557,7 @@ TEST(Predict, DeterministicWaitIsCappedByTheQueryBlocksAKeyBlockWalks) {
   o.pass = Pass::bwd;
   o.deterministic = o.single_tile_grid = true;
   const auto wait_tiles = [](const Prediction& p) {
-    return reported_value(p, factors::Reported::deterministic_wait_tiles);
+    return reported_value(p, factors::Id::kDeterministicWaitTiles);
   };
   AttnShape s = square(2, 128, 2048, 64, true);
   s.window = 128;
@@ -623,7 +623,7 @@ TEST(Predict, Fa4DeterministicReduceWaitIsATimePerStepBelowHd192) {
   o.pass = Pass::bwd;
   o.deterministic = o.single_tile_grid = true;
   const auto step = [](const Prediction& p) {
-    return reported_value(p, factors::Reported::fa4_deterministic_reduce_wait_cycles);
+    return reported_value(p, factors::Id::kFa4DeterministicReduceWaitCycles);
   };
   const hw::Spec gb200 = at_peak_clock("gb200");
   const AttnShape s = square(1, 40, 32768, 128);
