@@ -1,4 +1,5 @@
-// fa4-analyze model: the per-tile table, the bottleneck and the prediction for one shape.
+// fa4-analyze model: the per-tile table, the bottleneck and the prediction for one shape; with
+// several GPUs (--gpu h100,h200,b200 or all) the predictions side by side with why each differs.
 #include <filesystem>
 #include <memory>
 
@@ -8,10 +9,13 @@
 
 #include "ceilings_option.hpp"
 #include "context.hpp"
+#include "gpu_list.hpp"
+#include "gpu_predictions.hpp"
 #include "hw/loader.hpp"
 #include "model/describe.hpp"
 #include "model/profiles.hpp"
 #include "orchestration/kernel_models.hpp"
+#include "report/table_format.hpp"
 #include "shape_options.hpp"
 #include "user_error.hpp"
 
@@ -27,7 +31,7 @@ struct ModelOptions {
   bool no_conditional_rescale = false;
   bool software_row_max = false;
   bool two_cta = false;
-  bool json = false;
+  bool json = false, csv = false;
   std::string ceilings = "datasheet";
   ShapeOptions shape;
   // --profile: an implementation as the report models it (model/profiles.hpp).
@@ -64,15 +68,16 @@ model::Options profile_options(const ModelOptions& o, const hw::Spec& gpu, AttnS
   return *c.options;
 }
 
-void run_model(const Context& ctx, const ModelOptions& o) {
-  const auto specs = take(hw::load_all_specs(ctx.models_dir));
-  const hw::Spec gpu =
-      apply_ceilings(ctx, specs, *take(hw::find_spec(specs, o.gpu)), o.ceilings);
+// The prediction on `gpu` (`model`'s figures, or its measured ceilings) with its profile's rows;
+// throws UserError when the model refuses.
+GpuPrediction predict_on(const ModelOptions& o, const hw::Spec& model, const hw::Spec& gpu) {
+  GpuPrediction out;
+  out.gpu = &model;
+  out.profile = o.profile;
   model::Options options;
-  std::vector<std::string_view> paid;
   AttnShape shape = o.shape.shape();
   if (!o.profile.empty()) {
-    options = profile_options(o, gpu, shape, paid);
+    options = profile_options(o, gpu, shape, out.paid);
   } else {
     options.algorithm = take(model::parse_algorithm(o.kernel));
     options.pass = take(parse_pass(o.pass));
@@ -82,25 +87,69 @@ void run_model(const Context& ctx, const ModelOptions& o) {
   if (o.exp_emulation) options.exp_emulation = o.exp_emulation;
   if (o.no_conditional_rescale) options.conditional_rescale = false;
   if (o.software_row_max) options.row_max_on_load = false;
-  const model::Prediction p = take(model::predict(gpu, shape, options));
-  if (o.json) {
-    nlohmann::json out = model::prediction_json(p);
-    if (!o.profile.empty()) out["profile"] = {{"name", o.profile}, {"paid", paid}};
+  out.prediction = take(model::predict(gpu, shape, options));
+  return out;
+}
+
+void print_one(const Context& ctx, const ModelOptions& o, const std::vector<hw::Spec>& specs,
+               const hw::Spec& model) {
+  const hw::Spec gpu = apply_ceilings(ctx, specs, model, o.ceilings);
+  const GpuPrediction p = predict_on(o, model, gpu);
+  if (o.csv) {
+    fmt::print("{}", report::format_csv(by_gpu_rows({{p}, {}})));
+  } else if (o.json) {
+    nlohmann::json out = model::prediction_json(p.prediction);
+    if (!o.profile.empty()) out["profile"] = {{"name", o.profile}, {"paid", p.paid}};
     fmt::print("{}\n", out.dump(2));
   } else {
-    if (!o.profile.empty())
-      fmt::print("profile {}: {}\n", o.profile,
-                 paid.empty() ? std::string("its algorithm's terms alone")
-                              : fmt::format("{}", fmt::join(paid, "; ")));
-    fmt::print("{}", model::prediction_text(gpu, p));
+    if (!o.profile.empty()) fmt::print("{}\n", profile_line(p));
+    fmt::print("{}", model::prediction_text(gpu, p.prediction));
   }
+}
+
+// Several GPUs side by side: those the model refuses are listed with why (on standard error
+// beside CSV), the rest predicted; every GPU refused is an error.
+void print_several(const Context& ctx, const ModelOptions& o, const std::vector<hw::Spec>& specs,
+                   const std::vector<const hw::Spec*>& gpus) {
+  ByGpu by_gpu;
+  for (const hw::Spec* gpu : gpus) {
+    try {
+      by_gpu.predictions.push_back(
+          predict_on(o, *gpu, apply_ceilings(ctx, specs, *gpu, o.ceilings)));
+    } catch (const UserError& e) {
+      by_gpu.refused.push_back({gpu->id, e.what()});
+    }
+  }
+  if (by_gpu.predictions.empty())
+    throw UserError(fmt::format("the model refused every GPU of --gpu {}: {}: {}", o.gpu,
+                                by_gpu.refused.front().gpu, by_gpu.refused.front().reason));
+  if (o.csv) {
+    fmt::print("{}", report::format_csv(by_gpu_rows(by_gpu)));
+    for (const GpuRefusal& r : by_gpu.refused)
+      fmt::print(stderr, "model: {} refused: {}\n", r.gpu, r.reason);
+  } else if (o.json) {
+    fmt::print("{}\n", by_gpu_json(by_gpu).dump(2));
+  } else {
+    fmt::print("{}", by_gpu_text(by_gpu));
+  }
+}
+
+void run_model(const Context& ctx, const ModelOptions& o) {
+  if (o.json && o.csv) throw UserError("choose one of --json and --csv");
+  const auto specs = take(hw::load_all_specs(ctx.models_dir));
+  const auto gpus = find_gpus(specs, o.gpu);
+  if (gpus.size() == 1 && o.gpu != "all")
+    print_one(ctx, o, specs, *gpus.front());
+  else
+    print_several(ctx, o, specs, gpus);
 }
 
 void setup(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ModelOptions>();
   CLI::App* c = app.add_subcommand("model", "Per-tile unit cycles, bottleneck and predicted time "
                                             "of one attention kernel on one GPU model");
-  c->add_option("--gpu", o->gpu, "Hardware model (fa4-analyze gpus lists them)");
+  c->add_option("--gpu", o->gpu,
+                fmt::format("Hardware model (fa4-analyze gpus lists them), or {}", kGpuListHelp));
   o->kernel_given = c->add_option("--kernel", o->kernel, "Algorithm: naive, fa2, fa3 or fa4");
   c->add_option("--profile", o->profile,
                 "An implementation as the report models it: a published kernel (cudnn, "
@@ -122,6 +171,7 @@ void setup(CLI::App& app, Context& ctx) {
               "default: from the load on B300 and GB300)");
   c->add_flag("--two-cta", o->two_cta, "FA4 backward in 2-CTA mode (Blackwell)");
   c->add_flag("--json", o->json, "Print one JSON object");
+  c->add_flag("--csv", o->csv, "Print a CSV row per GPU (with why each differs from the first)");
   add_ceilings_option(*c, o->ceilings);
   o->shape.add_to(*c);
   c->callback([&ctx, o] { o->list_profiles ? print_profiles() : run_model(ctx, *o); });

@@ -1,14 +1,17 @@
 // fa4-analyze whatif: the prediction on a GPU with some units scaled (--scale mufu=2), beside
 // the real GPU's, with the bottleneck shift; --sensitivity ranks the units by how much a 10%
-// improvement of each alone would speed the workload up.
+// improvement of each alone would speed the workload up; several GPUs (--gpu h100,b200 or all)
+// side by side.
 #include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "context.hpp"
+#include "gpu_list.hpp"
 #include "hw/loader.hpp"
 #include "model/whatif.hpp"
+#include "report/table_format.hpp"
 #include "shape_options.hpp"
 #include "user_error.hpp"
 
@@ -24,7 +27,7 @@ struct WhatifOptions {
   std::vector<std::string> scales;
   std::optional<double> exp_emulation;
   bool sensitivity = false;
-  bool json = false;
+  bool json = false, csv = false;
   ShapeOptions shape;
 };
 
@@ -88,50 +91,176 @@ nlohmann::json prediction_summary(const model::Prediction& p) {
           {"bottleneck", model::to_string(p.bottleneck)}};
 }
 
-void run_whatif(const Context& ctx, const WhatifOptions& o) {
-  if (o.scales.empty() && !o.sensitivity)
-    throw UserError("whatif needs --scale UNIT=FACTOR (e.g. --scale mufu=2) or --sensitivity");
-  const auto specs = take(hw::load_all_specs(ctx.models_dir));
-  const hw::Spec& gpu = *take(hw::find_spec(specs, o.gpu));
-  const std::vector<model::UnitScale> scales = take(model::parse_unit_scales(o.scales));
-  const hw::Spec changed = model::scaled_spec(gpu, scales);
+// One GPU's what-if: the prediction before and after the scaling, the best exp-emulation shares,
+// the sensitivity ranking.
+struct WhatIf {
+  const hw::Spec* gpu = nullptr;
+  hw::Spec changed;
+  model::Prediction base, after;
+  std::optional<model::BestShare> best_base, best_after;
+  std::vector<model::SensitivityRow> ranks;
+};
+
+WhatIf what_if(const WhatifOptions& o, const hw::Spec& gpu,
+               const std::vector<model::UnitScale>& scales) {
+  WhatIf w;
+  w.gpu = &gpu;
+  w.changed = model::scaled_spec(gpu, scales);
   model::Options options;
   options.algorithm = take(model::parse_algorithm(o.kernel));
   options.pass = take(parse_pass(o.pass));
   options.exp_emulation = o.exp_emulation;
   const AttnShape shape = o.shape.shape();
+  w.base = take(model::predict(gpu, shape, options));
+  w.after = take(model::predict(w.changed, shape, options));
+  w.best_base = best_share(gpu, shape, options);
+  w.best_after = best_share(w.changed, shape, options);
+  if (o.sensitivity)
+    w.ranks = take(model::sensitivity(w.changed, shape, options, kSensitivityStep));
+  return w;
+}
 
-  const model::Prediction base = take(model::predict(gpu, shape, options));
-  const model::Prediction after = take(model::predict(changed, shape, options));
-  const auto best_base = best_share(gpu, shape, options);
-  const auto best_after = best_share(changed, shape, options);
-  std::vector<model::SensitivityRow> ranks;
-  if (o.sensitivity) ranks = take(model::sensitivity(changed, shape, options, kSensitivityStep));
-
-  if (o.json) {
-    nlohmann::json out = {{"shape", describe(shape)},
-                          {"kernel", o.kernel},
-                          {"pass", o.pass},
-                          {"gpu", gpu.id},
-                          {"changed", changed.id},
-                          {"base", prediction_summary(base)},
-                          {"what_if", prediction_summary(after)},
-                          {"speedup", base.time_s / after.time_s}};
-    if (best_base && best_after)
-      out["best_exp_emulation"] = {{"base", best_base->share}, {"what_if", best_after->share}};
-    if (o.sensitivity) {
-      out["sensitivity"] = nlohmann::json::array();
-      for (const auto& r : ranks)
-        out["sensitivity"].push_back({{"unit", model::to_string(r.unit)},
-                                      {"speedup", r.speedup},
-                                      {"bottleneck_after", model::to_string(r.bottleneck_after)}});
-    }
-    fmt::print("{}\n", out.dump(2));
-    return;
+nlohmann::json what_if_json(const WhatifOptions& o, const WhatIf& w) {
+  nlohmann::json out = {{"shape", describe(o.shape.shape())},
+                        {"kernel", o.kernel},
+                        {"pass", o.pass},
+                        {"gpu", w.gpu->id},
+                        {"changed", w.changed.id},
+                        {"base", prediction_summary(w.base)},
+                        {"what_if", prediction_summary(w.after)},
+                        {"speedup", w.base.time_s / w.after.time_s}};
+  if (w.best_base && w.best_after)
+    out["best_exp_emulation"] = {{"base", w.best_base->share}, {"what_if", w.best_after->share}};
+  if (o.sensitivity) {
+    out["sensitivity"] = nlohmann::json::array();
+    for (const auto& r : w.ranks)
+      out["sensitivity"].push_back({{"unit", model::to_string(r.unit)},
+                                    {"speedup", r.speedup},
+                                    {"bottleneck_after", model::to_string(r.bottleneck_after)}});
   }
-  fmt::print("{} {} {} on {}\n\n", o.kernel, o.pass, describe(shape), changed.name);
-  if (!scales.empty()) fmt::print("{}", side_by_side(base, after, best_base, best_after));
-  if (o.sensitivity) fmt::print("{}", sensitivity_text(ranks));
+  return out;
+}
+
+// A row per GPU and case: the base, the what-if, and with --sensitivity each unit 10% faster.
+report::Table what_if_rows(const std::vector<WhatIf>& all) {
+  using report::Align;
+  report::Table t{{"gpu",
+                   "case",
+                   {"time_ms", Align::right},
+                   {"tflops", Align::right},
+                   "tile_bottleneck",
+                   "bottleneck",
+                   {"speedup", Align::right}},
+                  {}};
+  const auto prediction_row = [&](const WhatIf& w, std::string which, const model::Prediction& p) {
+    t.rows.push_back({w.gpu->id, std::move(which), p.time_s * 1e3, p.tflops,
+                      std::string(model::to_string(p.tile_cycles.bottleneck)),
+                      std::string(model::to_string(p.bottleneck)), w.base.time_s / p.time_s});
+  };
+  for (const WhatIf& w : all) {
+    prediction_row(w, "base", w.base);
+    prediction_row(w, "what-if", w.after);
+    for (const auto& r : w.ranks)
+      t.rows.push_back({w.gpu->id,
+                        fmt::format("what-if, {} {:.0f}% faster", model::to_string(r.unit),
+                                    100 * (kSensitivityStep - 1)),
+                        std::monostate{}, std::monostate{}, std::monostate{},
+                        std::string(model::to_string(r.bottleneck_after)), r.speedup});
+  }
+  return t;
+}
+
+// Several GPUs side by side: a column per GPU, the sensitivity ranked as on the first.
+std::string several_text(const WhatifOptions& o, const std::vector<WhatIf>& all) {
+  std::string scales;
+  for (const std::string& s : o.scales) scales += (scales.empty() ? "" : ", ") + s;
+  std::string out = fmt::format("{} {} {}{} on {} GPUs\n\n", o.kernel, o.pass,
+                                describe(o.shape.shape()),
+                                scales.empty() ? "" : " with " + scales, all.size());
+  report::Table t{{{""}}, {}};
+  for (const WhatIf& w : all) t.columns.push_back({w.gpu->id, report::Align::right});
+  const auto add = [&](std::string label, auto cell) {
+    std::vector<report::Cell> row{std::move(label)};
+    for (const WhatIf& w : all) row.push_back(cell(w));
+    t.rows.push_back(std::move(row));
+  };
+  if (!o.scales.empty()) {
+    add("time (ms)", [](const WhatIf& w) -> report::Cell {
+      return fmt::format("{:.3f}", w.base.time_s * 1e3);
+    });
+    add("what-if time (ms)", [](const WhatIf& w) -> report::Cell {
+      return fmt::format("{:.3f}", w.after.time_s * 1e3);
+    });
+    add("speedup", [](const WhatIf& w) -> report::Cell {
+      return fmt::format("{:.3f}x", w.base.time_s / w.after.time_s);
+    });
+    add("TFLOP/s", [](const WhatIf& w) -> report::Cell {
+      return fmt::format("{:.0f} -> {:.0f}", w.base.tflops, w.after.tflops);
+    });
+    add("share of peak", [](const WhatIf& w) -> report::Cell {
+      return fmt::format("{:.1f}%", 100 * w.base.fraction_of_peak);
+    });
+    add("bound by", [](const WhatIf& w) -> report::Cell {
+      return w.base.bottleneck == w.after.bottleneck
+                 ? std::string(model::to_string(w.base.bottleneck))
+                 : fmt::format("{} -> {}", model::to_string(w.base.bottleneck),
+                               model::to_string(w.after.bottleneck));
+    });
+    add("tile bound by", [](const WhatIf& w) -> report::Cell {
+      const model::Unit a = w.base.tile_cycles.bottleneck, b = w.after.tile_cycles.bottleneck;
+      return a == b ? std::string(model::to_string(a))
+                    : fmt::format("{} -> {}", model::to_string(a), model::to_string(b));
+    });
+  }
+  if (o.sensitivity)
+    for (const model::SensitivityRow& first : all.front().ranks)
+      add(fmt::format("{} {:.0f}% faster", model::to_string(first.unit),
+                      100 * (kSensitivityStep - 1)),
+          [&](const WhatIf& w) -> report::Cell {
+            for (const auto& r : w.ranks)
+              if (r.unit == first.unit)
+                return fmt::format("{:.3f}x {}", r.speedup, model::to_string(r.bottleneck_after));
+            return std::monostate{};
+          });
+  return out + report::format_text(t, {.rule = false, .row_count = false});
+}
+
+void run_whatif(const Context& ctx, const WhatifOptions& o) {
+  if (o.scales.empty() && !o.sensitivity)
+    throw UserError("whatif needs --scale UNIT=FACTOR (e.g. --scale mufu=2) or --sensitivity");
+  if (o.json && o.csv) throw UserError("choose one of --json and --csv");
+  const auto specs = take(hw::load_all_specs(ctx.models_dir));
+  const auto gpus = find_gpus(specs, o.gpu);
+  const std::vector<model::UnitScale> scales = take(model::parse_unit_scales(o.scales));
+  const bool several = gpus.size() > 1 || o.gpu == "all";
+  std::vector<WhatIf> all;
+  std::vector<std::string> refused;
+  for (const hw::Spec* gpu : gpus) {
+    try {
+      all.push_back(what_if(o, *gpu, scales));
+    } catch (const UserError& e) {
+      if (!several) throw;
+      refused.push_back(fmt::format("{} refused: {}", gpu->id, e.what()));
+    }
+  }
+  if (all.empty())
+    throw UserError(fmt::format("the model refused every GPU of --gpu {}: {}", o.gpu,
+                                refused.front()));
+  for (const std::string& line : refused) fmt::print(stderr, "whatif: {}\n", line);
+  if (o.csv) {
+    fmt::print("{}", report::format_csv(what_if_rows(all)));
+  } else if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const WhatIf& w : all) out.push_back(what_if_json(o, w));
+    fmt::print("{}\n", (several ? out : out.front()).dump(2));
+  } else if (several) {
+    fmt::print("{}", several_text(o, all));
+  } else {
+    const WhatIf& w = all.front();
+    fmt::print("{} {} {} on {}\n\n", o.kernel, o.pass, describe(o.shape.shape()), w.changed.name);
+    if (!scales.empty()) fmt::print("{}", side_by_side(w.base, w.after, w.best_base, w.best_after));
+    if (o.sensitivity) fmt::print("{}", sensitivity_text(w.ranks));
+  }
 }
 
 void setup(CLI::App& app, Context& ctx) {
@@ -139,7 +268,9 @@ void setup(CLI::App& app, Context& ctx) {
   CLI::App* c = app.add_subcommand(
       "whatif", "Predict on a GPU with scaled units (--scale mufu=2) and rank the units by how "
                 "much a 10% improvement would pay (--sensitivity)");
-  c->add_option("--gpu", o->gpu, "Hardware model to start from (fa4-analyze gpus lists them)");
+  c->add_option("--gpu", o->gpu,
+                fmt::format("Hardware model to start from (fa4-analyze gpus lists them), or {}",
+                            kGpuListHelp));
   c->add_option("--kernel", o->kernel, "Algorithm: naive, fa2, fa3 or fa4");
   c->add_option("--pass", o->pass, "fwd or bwd");
   c->add_option("--scale", o->scales,
@@ -148,7 +279,10 @@ void setup(CLI::App& app, Context& ctx) {
                 "Share of exp2 emulated on the FMA pipe, 0..1 (fa4; default the GPU's)");
   c->add_flag("--sensitivity", o->sensitivity,
               "Rank the units by the speedup a 10% improvement of each alone would give");
-  c->add_flag("--json", o->json, "Print one JSON object");
+  c->add_flag("--json", o->json,
+              "Print one JSON object (with several GPUs, an array of one per GPU)");
+  c->add_flag("--csv", o->csv,
+              "Print a CSV row per GPU and case (base, what-if, each unit 10% faster)");
   o->shape.add_to(*c);
   c->callback([&ctx, o] { run_whatif(ctx, *o); });
 }
