@@ -9,6 +9,7 @@
 
 #include "core/json_keys.hpp"
 #include "core/printable.hpp"
+#include "core/ragged.hpp"
 #include "core/read_file.hpp"
 
 namespace fa4 {
@@ -158,8 +159,37 @@ Status read_seqlens(const json& o, const std::string& where, AttnShape& s) {
       absent)};
 }
 
-// "seqlens_k": a ragged batch's key count per sequence, non-negative integers.
+// "ragged": {"min", "max", "seed"}, the batch's key counts drawn log-uniform (core/ragged.hpp).
+Status read_ragged_distribution(const json& o, const std::string& where, AttnShape& s) {
+  const std::string at = where + "/ragged";
+  const json& spec = o.at("ragged");
+  if (!spec.is_object())
+    return Error{fmt::format(
+        "{}: expected {{\"min\": ..., \"max\": ..., \"seed\": ...}} (log-uniform key counts of "
+        "the batch's sequences), got {}",
+        at, printable(spec.dump()))};
+  if (auto ok = check_known_keys(spec, {"min", "max", "seed"}, at); !ok) return ok.error();
+  RaggedDistribution d;
+  for (auto [key, field] : {std::pair{"min", &d.min}, std::pair{"max", &d.max},
+                            std::pair{"seed", &d.seed}}) {
+    if (!spec.contains(key) || !spec.at(key).is_number_integer())
+      return Error{fmt::format("{}/{}: expected a whole number, got {}", at, key,
+                               spec.contains(key) ? printable(spec.at(key).dump()) : "nothing")};
+    *field = spec.at(key).get<std::int64_t>();
+  }
+  if (auto ok = check_ragged(d, at); !ok) return ok.error();
+  s.seqlens_k = ragged_key_counts(d, s.batch);
+  return Ok{};
+}
+
+// "seqlens_k": a ragged batch's key count per sequence, non-negative integers; or "ragged".
 Status read_ragged_keys(const json& o, const std::string& where, AttnShape& s) {
+  if (o.contains("ragged") && o.contains("seqlens_k"))
+    return Error{fmt::format(
+        "{}/ragged: the shape gives its key counts twice, as \"seqlens_k\" and as \"ragged\"; "
+        "keep one",
+        where)};
+  if (o.contains("ragged")) return read_ragged_distribution(o, where, s);
   if (!o.contains("seqlens_k")) return Ok{};
   const json& list = o.at("seqlens_k");
   if (!list.is_array() || list.empty())
@@ -181,7 +211,7 @@ Result<AttnShape> parse_shape(const json& o, const std::string& where) {
   if (auto ok = check_known_keys(
           o,
           {"batch", "heads", "heads_kv", "seqlen", "seqlen_q", "seqlen_k", "headdim", "headdim_v",
-           "causal", "window", "dtype", "page_size", "seqlens_k", "splits"},
+           "causal", "window", "dtype", "page_size", "seqlens_k", "ragged", "splits"},
           where);
       !ok)
     return ok.error();

@@ -32,9 +32,13 @@ Result<Sweep> parse_sweep(const nlohmann::json& doc, const std::string& origin);
 Result<Sweep> parse_sweep_text(std::string_view text, const std::string& origin);
 
 // One shape object: {"batch", "heads", "heads_kv", "seqlen", "seqlen_q", "seqlen_k", "headdim",
-// "headdim_v", "causal", "window", "dtype"}; "seqlen_q" and "seqlen_k" each override "seqlen" for
-// their side (as the shape flags: side_seqlen), heads_kv defaults to heads, headdim_v to headdim,
-// window (a sliding window of that many keys, with causal) to none.
+// "headdim_v", "causal", "window", "dtype", "page_size", "seqlens_k", "ragged", "splits"};
+// "seqlen_q" and "seqlen_k" each override "seqlen" for their side (as the shape flags:
+// side_seqlen), heads_kv defaults to heads, headdim_v to headdim, window (a sliding window of that
+// many keys, with causal) to none. Serving: page_size (tokens per KV-cache page) and splits
+// (split-KV parts) default to 0 (contiguous; the kernel's choice); a ragged batch gives its key
+// counts as "seqlens_k" (one per sequence) or as "ragged": {"min", "max", "seed"} (batch counts
+// drawn log-uniform: core/ragged.hpp), the longest count being seqlen_k when no seqlen gives it.
 Result<AttnShape> parse_shape(const nlohmann::json& object, const std::string& where);
 
 }  // namespace fa4

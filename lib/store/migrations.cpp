@@ -7,7 +7,8 @@
 // Rules: never edit a migration that has been committed; add a new one at the end. Every table
 // that describes an attention problem has the same shape columns, in the same order, followed by
 // `pass`: batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim, headdim_v, causal, dtype, pass,
-// and (from version 4, added at each table's end) sliding_window.
+// then (from version 4, added at each table's end) sliding_window and (from version 5) page_size,
+// seqlens_k, splits.
 #include "store/migrations.hpp"
 
 #include <fmt/format.h>
@@ -327,8 +328,84 @@ WHERE m.id = (SELECT MAX(l.id) FROM measurements l
                 AND l.sliding_window = m.sliding_window AND l.dtype = m.dtype);
 )sql";
 
+// Version 5: the serving fields (core/shape.hpp) join the problem columns: page_size (tokens per
+// KV-cache page; 0: contiguous), seqlens_k (a ragged batch's key count per sequence, written
+// "8192,100,0" by core/ragged.hpp; '': uniform) and splits (split-KV parts; 0: the kernel's
+// choice), each with the value every earlier row gets. `published` is rebuilt so that its
+// uniqueness includes them, and the latest-row views compare them: a paged and a contiguous
+// shape, or two ragged batches with other counts, are different problems.
+constexpr std::string_view kServing = R"sql(
+ALTER TABLE predictions ADD COLUMN page_size INTEGER NOT NULL DEFAULT 0 CHECK (page_size >= 0);
+ALTER TABLE predictions ADD COLUMN seqlens_k TEXT NOT NULL DEFAULT ''
+  CHECK (seqlens_k NOT GLOB '*[^0-9,]*');
+ALTER TABLE predictions ADD COLUMN splits INTEGER NOT NULL DEFAULT 0 CHECK (splits >= 0);
+ALTER TABLE measurements ADD COLUMN page_size INTEGER NOT NULL DEFAULT 0 CHECK (page_size >= 0);
+ALTER TABLE measurements ADD COLUMN seqlens_k TEXT NOT NULL DEFAULT ''
+  CHECK (seqlens_k NOT GLOB '*[^0-9,]*');
+ALTER TABLE measurements ADD COLUMN splits INTEGER NOT NULL DEFAULT 0 CHECK (splits >= 0);
+
+CREATE TABLE published_v5 (
+  id INTEGER PRIMARY KEY,
+  source TEXT NOT NULL CHECK (source <> ''),  -- e.g. 'fa4-paper'
+  citation TEXT NOT NULL,      -- paper, table or figure, page
+  gpu TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  batch INTEGER NOT NULL CHECK (batch > 0),
+  heads_q INTEGER NOT NULL CHECK (heads_q > 0),
+  heads_kv INTEGER NOT NULL CHECK (heads_kv > 0),
+  seqlen_q INTEGER NOT NULL CHECK (seqlen_q > 0),
+  seqlen_k INTEGER NOT NULL CHECK (seqlen_k > 0),
+  headdim INTEGER NOT NULL CHECK (headdim > 0),
+  headdim_v INTEGER NOT NULL CHECK (headdim_v > 0),
+  causal INTEGER NOT NULL CHECK (causal IN (0, 1)),
+  dtype TEXT NOT NULL,
+  pass TEXT NOT NULL CHECK (pass IN ('fwd', 'bwd')),
+  tflops REAL NOT NULL CHECK (tflops > 0),
+  notes TEXT,
+  sliding_window INTEGER NOT NULL DEFAULT 0
+    CHECK (sliding_window >= 0 AND (sliding_window = 0 OR causal = 1)),
+  page_size INTEGER NOT NULL DEFAULT 0 CHECK (page_size >= 0),
+  seqlens_k TEXT NOT NULL DEFAULT '' CHECK (seqlens_k NOT GLOB '*[^0-9,]*'),
+  splits INTEGER NOT NULL DEFAULT 0 CHECK (splits >= 0),
+  UNIQUE (source, gpu, kernel, batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim, headdim_v,
+          causal, sliding_window, page_size, seqlens_k, splits, dtype, pass)
+);
+INSERT INTO published_v5 (id, source, citation, gpu, kernel, batch, heads_q, heads_kv, seqlen_q,
+                          seqlen_k, headdim, headdim_v, causal, dtype, pass, tflops, notes,
+                          sliding_window)
+SELECT id, source, citation, gpu, kernel, batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim,
+       headdim_v, causal, dtype, pass, tflops, notes, sliding_window
+FROM published;
+DROP TABLE published;
+ALTER TABLE published_v5 RENAME TO published;
+
+DROP VIEW v_latest_predictions;
+CREATE VIEW v_latest_predictions AS
+SELECT * FROM v_predictions p
+WHERE p.run_id = (
+  SELECT MAX(q.run_id) FROM predictions q
+  WHERE q.gpu = p.gpu AND q.algorithm = p.algorithm AND q.pass = p.pass AND q.batch = p.batch
+    AND q.heads_q = p.heads_q AND q.heads_kv = p.heads_kv AND q.seqlen_q = p.seqlen_q
+    AND q.seqlen_k = p.seqlen_k AND q.headdim = p.headdim AND q.headdim_v = p.headdim_v
+    AND q.causal = p.causal AND q.sliding_window = p.sliding_window AND q.dtype = p.dtype
+    AND q.page_size = p.page_size AND q.seqlens_k = p.seqlens_k AND q.splits = p.splits);
+
+DROP VIEW v_latest_measurements;
+CREATE VIEW v_latest_measurements AS
+SELECT * FROM v_measurements m
+WHERE m.id = (SELECT MAX(l.id) FROM measurements l
+              WHERE l.device = m.device AND l.kernel = m.kernel AND l.source = m.source
+                AND l.pass = m.pass AND l.batch = m.batch AND l.heads_q = m.heads_q
+                AND l.heads_kv = m.heads_kv AND l.seqlen_q = m.seqlen_q
+                AND l.seqlen_k = m.seqlen_k AND l.headdim = m.headdim
+                AND l.headdim_v = m.headdim_v AND l.causal = m.causal
+                AND l.sliding_window = m.sliding_window AND l.dtype = m.dtype
+                AND l.page_size = m.page_size AND l.seqlens_k = m.seqlens_k
+                AND l.splits = m.splits);
+)sql";
+
 constexpr std::array kMigrations = {kRunsAndPredictions, kMeasurementsAndPublished,
-                                    kCeilingsAndImports, kSlidingWindow};
+                                    kCeilingsAndImports, kSlidingWindow, kServing};
 
 }  // namespace
 

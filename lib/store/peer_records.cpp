@@ -10,6 +10,7 @@
 
 #include "core/json_keys.hpp"
 #include "core/printable.hpp"
+#include "core/ragged.hpp"
 #include "hw/loader.hpp"
 
 namespace fa4::store {
@@ -55,6 +56,33 @@ std::int64_t positive_int(const json& o, const char* name) {
   return v.get<std::int64_t>();
 }
 
+std::int64_t count_or_zero(const json& o, const char* name) {
+  if (!o.contains(name)) return 0;
+  const json& v = o.at(name);
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+    throw FieldError{fmt::format("\"shape\".\"{}\" must be an integer, 0 or more", name)};
+  return v.get<std::int64_t>();
+}
+
+// The serving fields, each optional: "page_size" (0: contiguous), "seqlens_k" (a ragged batch's
+// key counts, one per sequence), "splits" (0: the kernel's choice).
+void parse_serving(const json& o, AttnShape& s) {
+  s.page_size = count_or_zero(o, "page_size");
+  s.splits = count_or_zero(o, "splits");
+  if (!o.contains("seqlens_k")) return;
+  const json& list = o.at("seqlens_k");
+  if (!list.is_array() || list.empty())
+    throw FieldError{"\"shape\".\"seqlens_k\" must be a non-empty array of key counts, one per "
+                     "sequence"};
+  for (const json& keys : list) {
+    if (!keys.is_number_integer() || keys.get<std::int64_t>() < 0)
+      throw FieldError{fmt::format(
+          "\"shape\".\"seqlens_k\" holds {}, not a key count (an integer, 0 or more)",
+          printable(keys.dump()))};
+    s.seqlens_k.push_back(keys.get<std::int64_t>());
+  }
+}
+
 AttnShape parse_shape(const json& o) {
   AttnShape s;
   s.batch = positive_int(o, "batch");
@@ -70,6 +98,7 @@ AttnShape parse_shape(const json& o) {
   auto dtype = parse_dtype(text(o, "dtype"));
   if (!dtype) throw FieldError{"\"shape\": " + dtype.error().message};
   s.dtype = *dtype;
+  parse_serving(o, s);
   if (Status ok = validate(s); !ok) throw FieldError{"\"shape\": " + ok.error().message};
   return s;
 }
@@ -203,7 +232,7 @@ void refuse_unknown_keys(const json& record) {
   if (known && record.contains("shape"))
     known = check_known_keys(record.at("shape"),
                              {"batch", "heads_q", "heads_kv", "seqlen_q", "seqlen_k", "headdim",
-                              "headdim_v", "causal", "dtype"},
+                              "headdim_v", "causal", "dtype", "page_size", "seqlens_k", "splits"},
                              "/shape");
   if (!known) throw FieldError{known.error().message};
 }
@@ -243,7 +272,9 @@ Measurement parse_measurement(const json& r, const std::string& run) {
     check_statistics(m);
     m.tflops = attention_flops(m.shape, m.pass) / m.median_s / 1e12;
   }
+  // describe() gives a ragged batch's range and sum; its counts tell two batches apart.
   m.import_key = fmt::format("{}/{}/{}/{}", run, m.kernel, to_string(m.pass), describe(m.shape));
+  if (!m.shape.seqlens_k.empty()) m.import_key += " keys " + format_key_counts(m.shape.seqlens_k);
   return m;
 }
 

@@ -13,8 +13,11 @@
 
 namespace fa4::store {
 
-// One ImportedRun per peer run ("run" field), in the order first seen. Each measurement's
-// import_key is "<run>/<kernel>/<pass>/<problem>"; its TFLOP/s is recomputed from the median
+// One ImportedRun per peer run ("run" field), in the order first seen. A shape may carry the
+// serving fields (core/shape.hpp), each optional: "page_size" and "splits" (integers, 0 or more;
+// 0: contiguous, the kernel's choice) and "seqlens_k" (a ragged batch's key counts). Each
+// measurement's import_key is "<run>/<kernel>/<pass>/<problem>" (a ragged batch's with " keys "
+// and its counts after it); its TFLOP/s is recomputed from the median
 // time with this project's FLOP convention. Errors name `origin`, the line number and the field.
 // `command_line` is stored on each run; its notes say the peer's versions and `origin`.
 // A record whose statistics contradict themselves (a median outside [min, max]...) or whose

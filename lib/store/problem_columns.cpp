@@ -1,5 +1,7 @@
 #include "store/problem_columns.hpp"
 
+#include "core/ragged.hpp"
+
 namespace fa4::store {
 
 void bind_problem(Statement& statement, int first, const AttnShape& shape, Pass pass) {
@@ -12,8 +14,11 @@ void bind_problem(Statement& statement, int first, const AttnShape& shape, Pass 
       .bind(first + 6, shape.headdim_v)
       .bind(first + 7, shape.causal)
       .bind(first + 8, shape.window)
-      .bind(first + 9, to_string(shape.dtype))
-      .bind(first + 10, to_string(pass));
+      .bind(first + 9, shape.page_size)
+      .bind(first + 10, std::string_view(format_key_counts(shape.seqlens_k)))
+      .bind(first + 11, shape.splits)
+      .bind(first + 12, to_string(shape.dtype))
+      .bind(first + 13, to_string(pass));
 }
 
 Result<std::pair<AttnShape, Pass>> read_problem(const Statement& statement, int first) {
@@ -27,10 +32,15 @@ Result<std::pair<AttnShape, Pass>> read_problem(const Statement& statement, int 
   shape.headdim_v = statement.column_int(first + 6);
   shape.causal = statement.column_int(first + 7) != 0;
   shape.window = statement.column_int(first + 8);
-  auto dtype = parse_dtype(statement.column_text(first + 9));
+  shape.page_size = statement.column_int(first + 9);
+  auto counts = parse_key_counts(statement.column_text(first + 10), "column seqlens_k");
+  if (!counts) return counts.error();
+  shape.seqlens_k = std::move(counts).value();
+  shape.splits = statement.column_int(first + 11);
+  auto dtype = parse_dtype(statement.column_text(first + 12));
   if (!dtype) return dtype.error();
   shape.dtype = *dtype;
-  auto pass = parse_pass(statement.column_text(first + 10));
+  auto pass = parse_pass(statement.column_text(first + 13));
   if (!pass) return pass.error();
   return std::pair{shape, *pass};
 }

@@ -1,4 +1,5 @@
-// The problem columns every table has: the AttnShape (its sliding window included), then the pass.
+// The problem columns every table has: the AttnShape (its sliding window and serving fields
+// included), then the pass. seqlens_k is the text of core/ragged.hpp ("8192,100,0"; '': uniform).
 #pragma once
 
 #include <algorithm>
@@ -13,8 +14,8 @@ namespace fa4::store {
 
 inline constexpr std::string_view kProblemColumns =
     "batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim, headdim_v, causal, sliding_window, "
-    "dtype, pass";
-inline constexpr int kProblemColumnCount = 11;
+    "page_size, seqlens_k, splits, dtype, pass";
+inline constexpr int kProblemColumnCount = 14;
 static_assert(std::ranges::count(kProblemColumns, ',') + 1 == kProblemColumnCount);
 
 // Binds the shape and pass to parameters first .. first + kProblemColumnCount - 1.

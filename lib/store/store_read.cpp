@@ -293,7 +293,7 @@ Status Store::for_each_report_row(const ReportRowFilter& filter,
   auto select = Statement::prepare(
       db_.get(), fmt::format("SELECT {}, {} FROM v_latest_predictions {} ORDER BY gpu, algorithm, "
                              "pass, dtype, causal, headdim, headdim_v, batch, heads_q, heads_kv, "
-                             "seqlen_q, seqlen_k, id",
+                             "seqlen_q, seqlen_k, page_size, seqlens_k, splits, id",
                              kReportColumns, kProblemColumns, where));
   if (!select) return select.error();
   if (!filter.gpu.empty()) select->bind(1, filter.gpu);
@@ -324,7 +324,8 @@ Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {
       fmt::format("SELECT id, run_id, started_at, revision, device, kernel, source, status, "
                   "reason, time_median_s, tflops, predicted_tflops, predicted_gpu, {} "
                   "FROM v_latest_measurements ORDER BY device, pass, dtype, causal, headdim, "
-                  "headdim_v, batch, heads_q, heads_kv, seqlen_q, seqlen_k, kernel, source",
+                  "headdim_v, batch, heads_q, heads_kv, seqlen_q, seqlen_k, page_size, seqlens_k, "
+                  "splits, kernel, source",
                   kProblemColumns));
   if (!select) return select.error();
   std::vector<MeasurementRow> rows;

@@ -3,6 +3,10 @@
 
 #include "core/sweep.hpp"
 
+#include <algorithm>
+
+#include "core/ragged.hpp"
+
 namespace fa4 {
 namespace {
 
@@ -102,6 +106,39 @@ TEST(ParseSweep, TruncatedFileAndWrongFieldsNameTheirPlace) {
   EXPECT_EQ(error_of(R"({"shapes": []})"), "s.json: /name: missing; expected a string");
   EXPECT_EQ(error_of(R"({"name": "g", "shapes": []})"),
             "s.json: no shapes: give a /grid or a non-empty /shapes array");
+}
+
+// "ragged" draws the batch's key counts (core/ragged.hpp); the longest is the capacity.
+TEST(ParseSweep, ARaggedDistributionExpandsToTheBatchsKeyCounts) {
+  const auto sweep = parse_sweep_text(
+      R"({"name": "r", "shapes": [{"batch": 16, "heads": 32, "heads_kv": 8, "seqlen_q": 1,
+          "headdim": 128, "ragged": {"min": 128, "max": 8192, "seed": 1}}]})",
+      "r.json");
+  ASSERT_TRUE(sweep.ok()) << sweep.error().message;
+  const AttnShape& shape = sweep->shapes[0];
+  EXPECT_EQ(shape.seqlens_k, ragged_key_counts({.min = 128, .max = 8192, .seed = 1}, 16));
+  EXPECT_EQ(shape.seqlen_k, *std::max_element(shape.seqlens_k.begin(), shape.seqlens_k.end()));
+  const std::string head = R"({"name": "r", "shapes": [{"batch": 2, "heads": 8, "seqlen_q": 1,
+                              "headdim": 64, )";
+  EXPECT_EQ(error_of(head + R"("ragged": {"min": 1, "max": 9, "sed": 1}}]})")
+                .rfind("s.json: /shapes/0/ragged/sed: unknown key; did you mean \"seed\"?", 0),
+            0u);
+  EXPECT_EQ(error_of(head + R"("ragged": {"min": 10, "max": 9, "seed": 1}}]})")
+                .rfind("s.json: /shapes/0/ragged: min = 10, max = 9", 0),
+            0u);
+  EXPECT_EQ(error_of(head + R"("ragged": {"min": 1, "max": 9}}]})")
+                .rfind("s.json: /shapes/0/ragged/seed: expected a whole number, got nothing", 0),
+            0u);
+  EXPECT_EQ(error_of(head + R"("ragged": [1, 9, 1]}]})")
+                .rfind("s.json: /shapes/0/ragged: expected {\"min\"", 0),
+            0u);
+  EXPECT_EQ(error_of(head + R"("ragged": {"min": 1, "max": 9, "seed": 1}, "seqlens_k": [1, 2]}]})")
+                .rfind("s.json: /shapes/0/ragged: the shape gives its key counts twice", 0),
+            0u);
+  // A capacity given below the longest drawn count is refused by validate().
+  EXPECT_NE(error_of(head + R"("seqlen_k": 100, "ragged": {"min": 1000, "max": 2000, "seed": 1}}]})")
+                .find("each count must be 0 to seqlen-k = 100"),
+            std::string::npos);
 }
 
 TEST(ParseSweep, UnknownKeysAreRefusedWithTheNearestValidKey) {

@@ -131,7 +131,7 @@ TEST(StoreOpen, MigratesAVersionThreeDatabaseToTheSlidingWindow) {
   }
   auto store = Store::open(path);
   ASSERT_TRUE(store.ok()) << store.error().message;
-  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), 4);
+  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
   EXPECT_EQ(scalar(*store, "SELECT sliding_window FROM predictions"), 0);
   EXPECT_EQ(scalar(*store, "SELECT COUNT(*) FROM v_latest_predictions"), 1);
   EXPECT_EQ(scalar(*store,

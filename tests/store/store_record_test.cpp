@@ -144,6 +144,9 @@ TEST(StoreRecord, APredictionRoundTripsEveryField) {
   Store store = memory_store();
   model::Prediction p = sample_prediction();
   p.shape.window = 512;
+  p.shape.page_size = 64;
+  p.shape.seqlens_k = {3072, 0};
+  p.shape.splits = 3;
   auto run = store.begin_run({});
   ASSERT_TRUE(run.ok());
   auto recorded = store.record_predictions(*run, {p});
@@ -163,6 +166,9 @@ TEST(StoreRecord, APredictionRoundTripsEveryField) {
   EXPECT_EQ(integer("headdim_v"), 64);
   EXPECT_EQ(integer("causal"), 1);
   EXPECT_EQ(integer("sliding_window"), 512);
+  EXPECT_EQ(integer("page_size"), 64);
+  EXPECT_EQ(text("seqlens_k"), "3072,0");
+  EXPECT_EQ(integer("splits"), 3);
   EXPECT_EQ(text("dtype"), "fp16");
   EXPECT_EQ(text("pass"), "bwd");
   EXPECT_EQ(text("gpu"), "b200");
@@ -193,7 +199,7 @@ TEST(StoreRecord, APredictionRoundTripsEveryField) {
   EXPECT_EQ(real("fraction_of_peak"), 0.185);
   EXPECT_EQ(text("bottleneck"), "hbm");
   EXPECT_EQ(text("model_version"), "test-7");
-  EXPECT_EQ(row.size(), 41u) << "a new column needs a line in this test";
+  EXPECT_EQ(row.size(), 44u) << "a new column needs a line in this test";
 
   auto factors = store.query(
       "SELECT position, name, value, meaning, fitted_to FROM prediction_factors ORDER BY "
