@@ -26,8 +26,7 @@ struct HeldOutError {
 // Over the held-out figures (role "" or "held_out", the top-level files and data/published/record
 // alike) that the model predicts, those whose data file leaves them out of the bounds apart (they
 // are counted); nothing when there is none.
-std::optional<HeldOutError> held_out_error(const std::vector<hw::Spec>& gpus,
-                                           const std::vector<PublishedFigure>& figures);
+std::optional<HeldOutError> held_out_error(const std::vector<FigureVsModel>& compared);
 
 struct TechniqueGains {
   double best_share = 0;                        // of exp2 emulated on the FMA pipe

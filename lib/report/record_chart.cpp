@@ -72,9 +72,9 @@ Figure record_chart(const std::vector<const FigureVsModel*>& record) {
   figure.panel_width = 520;
   figure.panel_height = 480;
   figure.caption =
-      "Figures: data/published/record, each predicted on the GPU model of its machine "
-      "(lib/report/published_model.cpp); bf16 and fp8 together. Points on the line are exact; "
-      "above it the model is faster than the figure.";
+      "Figures: data/published/record, each predicted on the GPU model of its machine as its "
+      "profile makes it (lib/model/profiles.cpp); bf16 and fp8 together. Points on the line are "
+      "exact; above it the model is faster than the figure.";
   return figure;
 }
 

@@ -15,37 +15,51 @@ struct SectionEntry {
   std::string_view title;     // the heading's words; empty for the header, whose heading is the
                               // report's title
   std::string_view contents;  // what the header's list of sections adds in parentheses, if any
-  std::string (*render)(const ReportInputs&, ReportCharts&);
+  std::string (*render)(const ReportInputs&, const ModelDigest&, ReportCharts&);
 };
 
 // The report's sections in order: each one's number is its place here, from 1.
 constexpr SectionEntry kSections[] = {
     {Section::header, "", "",
-     [](const ReportInputs& in, ReportCharts&) { return header_section(in); }},
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts&) { return header_section(in); }},
     {Section::summary, "Summary", "",
-     [](const ReportInputs& in, ReportCharts&) { return summary_section(in); }},
+     [](const ReportInputs& in, const ModelDigest& model, ReportCharts&) {
+       return summary_section(in, model);
+     }},
     {Section::roofline, "Rooflines and where the tile's time goes",
-     "a roofline and a per-unit chart per GPU", roofline_section},
+     "a roofline and a per-unit chart per GPU",
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts& charts) {
+       return roofline_section(in, charts);
+     }},
     {Section::hardware, "Hardware at a glance", "",
-     [](const ReportInputs& in, ReportCharts&) { return hardware_section(in.gpus); }},
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts&) {
+       return hardware_section(in.gpus);
+     }},
     {Section::tiles, "Per-tile cycles",
      "FA4's Table 1 reproduced, one tile on every GPU, why each GPU is bound where it is",
-     [](const ReportInputs& in, ReportCharts&) { return tiles_section(in.gpus); }},
-    {Section::sweep, "Predicted TFLOP/s against sequence length", "", sweep_section},
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts&) {
+       return tiles_section(in.gpus);
+     }},
+    {Section::sweep, "Predicted TFLOP/s against sequence length", "",
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts& charts) {
+       return sweep_section(in, charts);
+     }},
     {Section::measured, "Measured: our kernels against the peers", "",
-     [](const ReportInputs& in, ReportCharts& charts) {
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts& charts) {
        return measured_section(in, charts) + ladder_subsection(in, charts);
      }},
     {Section::scaling, "Asymmetric scaling: which FA4 technique pays where", "",
-     [](const ReportInputs& in, ReportCharts&) {
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts&) {
        return scaling_section(in.gpus, in.measurements);
      }},
     {Section::published, "The model against published figures", "",
-     [](const ReportInputs& in, ReportCharts& charts) {
-       return published_section(in.gpus, in.published, charts);
+     [](const ReportInputs&, const ModelDigest& model, ReportCharts& charts) {
+       return published_section(model.published, charts);
      }},
     {Section::factors, "The model's factors", "",
-     [](const ReportInputs& in, ReportCharts&) { return factors_section(in.gpus, in.published); }},
+     [](const ReportInputs& in, const ModelDigest& model, ReportCharts&) {
+       return factors_section(in.gpus, model.representatives, in.published);
+     }},
 };
 
 const SectionEntry& entry(Section section) {
@@ -90,7 +104,8 @@ std::string anchor(Section section) {
 
 RenderedReport render_report(const ReportInputs& in) {
   RenderedReport out{"", ReportCharts(in.chart_folder, in.charts_skipped_because)};
-  for (const SectionEntry& e : kSections) out.markdown += e.render(in, out.charts);
+  const ModelDigest model = digest_model(in.gpus, in.published);
+  for (const SectionEntry& e : kSections) out.markdown += e.render(in, model, out.charts);
   return out;
 }
 

@@ -1,39 +1,19 @@
 // The factors section: every number in the model that is not a hardware rate. First the factors
-// that model::predict reports with its predictions (one representative prediction per kernel and
-// pass), then every constant of lib/model/factors.hpp, then the figures they were fitted to.
+// that model::predict reports with its predictions (the digest's representative prediction per
+// kernel and pass), then every constant of lib/model/factors.def, then the figures they were
+// fitted to.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
 
-#include "model/algorithm_traits.hpp"
 #include "model/factors.hpp"
 #include "report/markdown.hpp"
 #include "report/numbers.hpp"
 #include "report/sections.hpp"
-#include "report/tile_cases.hpp"
 
 namespace fa4::report {
 namespace {
-
-// FA4's hd128 setting at seqlen 8k (32k tokens, hidden 2048).
-AttnShape representative_shape() {
-  AttnShape s;
-  s.batch = 4;
-  s.heads_q = s.heads_kv = 16;
-  s.seqlen_q = s.seqlen_k = 8192;
-  s.headdim = s.headdim_v = 128;
-  return s;
-}
-
-// The first GPU built for the algorithm, else the first that runs it.
-const hw::Spec* representative_gpu(const std::vector<hw::Spec>& gpus, model::Algorithm a) {
-  for (const auto& g : gpus)
-    if (native_algorithm(g) == a) return &g;
-  for (const auto& g : gpus)
-    if (!model::unsupported_reason(g, a)) return &g;
-  return nullptr;
-}
 
 // A factor and the predictions that report it, in kernel order: "fa3 on h100-sxm" when both
 // passes do, "fa2 fwd on a100-sxm" when one does.
@@ -58,30 +38,24 @@ struct Reported {
   }
 };
 
-std::string reported_table(const std::vector<hw::Spec>& gpus, std::string& notes) {
+std::string reported_table(const std::vector<RepresentativePrediction>& predictions,
+                           std::string& notes) {
   std::vector<Reported> reported;
-  for (model::Algorithm a : model::kAllAlgorithms) {
-    const hw::Spec* gpu = representative_gpu(gpus, a);
-    if (!gpu) continue;
-    for (Pass pass : {Pass::fwd, Pass::bwd}) {
-      model::Options options;
-      options.algorithm = a;
-      options.pass = pass;
-      auto p = model::predict(*gpu, representative_shape(), options);
-      if (!p) {
-        notes += fmt::format("- {} {} on {}: {}\n", model::to_string(a), to_string(pass), gpu->id,
-                             p.error().message);
-        continue;
-      }
-      const std::string user = fmt::format("{} on {}", model::to_string(a), gpu->id);
-      for (const model::Factor& f : p->factors) {
-        auto it = std::find_if(reported.begin(), reported.end(), [&](const Reported& r) {
-          return r.factor.name == f.name && r.factor.value == f.value &&
-                 r.factor.fitted_to == f.fitted_to;
-        });
-        if (it == reported.end()) it = reported.insert(reported.end(), {f, {}});
-        it->add(user, pass);
-      }
+  for (const RepresentativePrediction& r : predictions) {
+    const auto& p = r.prediction;
+    if (!p) {
+      notes += fmt::format("- {} {} on {}: {}\n", model::to_string(r.algorithm),
+                           to_string(r.pass), r.gpu->id, p.error().message);
+      continue;
+    }
+    const std::string user = fmt::format("{} on {}", model::to_string(r.algorithm), r.gpu->id);
+    for (const model::Factor& f : p->factors) {
+      auto it = std::find_if(reported.begin(), reported.end(), [&](const Reported& known) {
+        return known.factor.name == f.name && known.factor.value == f.value &&
+               known.factor.fitted_to == f.fitted_to;
+      });
+      if (it == reported.end()) it = reported.insert(reported.end(), {f, {}});
+      it->add(user, r.pass);
     }
   }
   Table table{{{"factor"}, {"value", Align::right}, {"reported by"}, {"meaning"}, {"fitted to"}},
@@ -126,6 +100,7 @@ std::string fitted_figures(const std::vector<PublishedFigure>& figures, const st
 }  // namespace
 
 std::string factors_section(const std::vector<hw::Spec>& gpus,
+                            const std::vector<RepresentativePrediction>& predictions,
                             const std::vector<PublishedFigure>& figures) {
   const AttnShape shape = representative_shape();
   std::string notes;
@@ -133,7 +108,7 @@ std::string factors_section(const std::vector<hw::Spec>& gpus,
       "{}Every number in the model that is not a hardware rate. As `model::predict` reports them "
       "for {} on each kernel's own GPU:\n\n",
       heading(Section::factors), describe(shape));
-  out += reported_table(gpus, notes);
+  out += reported_table(predictions, notes);
   if (!notes.empty()) out += "Predictions the model refused:\n\n" + notes + "\n";
   out +=
       "`gemm_efficiency` / `copy_efficiency` / `sustained_clock_share` come from each hardware "

@@ -244,7 +244,7 @@ std::string intro(Pass pass, const std::string& device, const Gemm& gemm, bool g
       "{}, each with the current model's prediction beside it (its configuration in "
       "`lib/orchestration/kernel_models.cpp`, on the hardware model `bench` matched to the "
       "device), and {} (cuDNN with the model's "
-      "prediction for the algorithm that stands for it, `lib/report/published_model.cpp`; the "
+      "prediction for the algorithm that stands for it, `lib/model/profiles.cpp`; the "
       "model has none for the other peers)",
       pass == Pass::fwd ? "Forward TFLOP/s of each rung and its ablations"
                         : "Backward TFLOP/s (2.5x the forward FLOPs; preprocessing, main kernel "

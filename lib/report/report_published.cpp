@@ -1,5 +1,5 @@
 // The published section: the model against published and measured figures. Each figure the model
-// covers (published_model.cpp) gets the prediction for its GPU and shape (default options) and
+// covers (its profile: lib/model/profiles.cpp) gets the prediction for its GPU and shape (default options) and
 // the error; the published record is summarized per GPU family and pass (held out) and per source,
 // GPU, pass and head dim; the others (peers the model does not cover) are listed as context.
 #include <fmt/format.h>
@@ -204,7 +204,8 @@ std::string record_section(const std::vector<const Compared*>& record, ReportCha
   return fmt::format(
              "### The published record\n\n{} figures read from public repositories and "
              "threads (data/published/record), each modeled as the closest algorithm on the GPU "
-             "model of its machine (lib/report/published_model.cpp). Held-out figures within the "
+             "model of its machine, with the terms its profile pays (lib/model/profiles.cpp). "
+             "Held-out figures within the "
              "bounds (those left out are listed below with the reason), per GPU family and "
              "pass:\n\n",
              record.size()) +
@@ -218,8 +219,7 @@ std::string record_section(const std::vector<const Compared*>& record, ReportCha
 
 }  // namespace
 
-std::string published_section(const std::vector<hw::Spec>& gpus,
-                              const std::vector<PublishedFigure>& figures, ReportCharts& charts) {
+std::string published_section(const std::vector<FigureVsModel>& all, ReportCharts& charts) {
   std::string out =
       heading(Section::published) +
       "For each published or measured figure the model covers, the model's prediction for the "
@@ -228,7 +228,6 @@ std::string published_section(const std::vector<hw::Spec>& gpus,
       "*fitted* or *fit* (a model factor was or may be fitted to it), *target* (a figure the "
       "model is designed to reach), *held out* (neither: the honest test). `fa4-analyze "
       "published` lists every figure with its prediction.\n\n";
-  const std::vector<Compared> all = compare_with_model(gpus, figures);
   std::vector<Compared> compared;
   std::vector<const Compared*> record;
   std::vector<const PublishedFigure*> context;
@@ -261,9 +260,7 @@ std::string published_section(const std::vector<hw::Spec>& gpus,
   return out;
 }
 
-std::optional<HeldOutError> held_out_error(const std::vector<hw::Spec>& gpus,
-                                           const std::vector<PublishedFigure>& figures) {
-  const std::vector<Compared> compared = compare_with_model(gpus, figures);
+std::optional<HeldOutError> held_out_error(const std::vector<FigureVsModel>& compared) {
   std::vector<const Compared*> kept;
   int outside = 0;
   for (const Compared& c : compared) {

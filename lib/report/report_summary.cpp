@@ -68,9 +68,8 @@ std::string peer_lines(const std::vector<store::MeasurementRow>& rows) {
   return out;
 }
 
-std::string trust_line(const std::vector<hw::Spec>& gpus,
-                       const std::vector<PublishedFigure>& figures) {
-  const auto e = held_out_error(gpus, figures);
+std::string trust_line(const std::vector<FigureVsModel>& compared) {
+  const auto e = held_out_error(compared);
   if (!e) return "- No held-out figure names the algorithm that models it.\n";
   const std::string left_out =
       e->outside_bounds ? fmt::format(
@@ -112,7 +111,7 @@ std::string technique_lines(const std::vector<hw::Spec>& gpus,
 
 }  // namespace
 
-std::string summary_section(const ReportInputs& in) {
+std::string summary_section(const ReportInputs& in, const ModelDigest& model) {
   std::string out = heading(Section::summary);
   out += fmt::format(
       "**What bounds each GPU** (the model, bf16, {}; {} and {}): the unit that sets the tile's "
@@ -128,7 +127,7 @@ std::string summary_section(const ReportInputs& in) {
   out += peer_lines(in.measurements) + "\n";
   out += fmt::format("**How far to trust the model** ({}):\n\n",
                      link(Section::published, "the model against published figures"));
-  out += trust_line(in.gpus, in.published) + "\n";
+  out += trust_line(model.published) + "\n";
   out += fmt::format("**FA4's techniques** (forward, hd{}; {}):\n\n", kHeaddim,
                      link(Section::scaling, "asymmetric scaling"));
   out += technique_lines(in.gpus, in.measurements) + "\n";

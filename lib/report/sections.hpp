@@ -8,6 +8,7 @@
 
 #include "hw/spec.hpp"
 #include "report/ladder_cells.hpp"
+#include "report/model_digest.hpp"
 #include "report/published.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
@@ -40,7 +41,7 @@ std::string anchor(Section section);
 
 std::string header_section(const ReportInputs& inputs);
 // The findings on one page, each with its number and a link to its section (findings.hpp).
-std::string summary_section(const ReportInputs& inputs);
+std::string summary_section(const ReportInputs& inputs, const ModelDigest& model);
 // Per GPU model: its roofline at hd128 (roofline.hpp) and the speed of light per unit
 // (unit_breakdown.hpp).
 std::string roofline_section(const ReportInputs& inputs, ReportCharts& charts);
@@ -70,10 +71,13 @@ std::string training_step_subsection(const std::vector<store::MeasurementRow>& r
 // the predicted gain of each FA4 technique, beside our measured fa4 / fa3 on Hopper.
 std::string scaling_section(const std::vector<hw::Spec>& gpus,
                             const std::vector<store::MeasurementRow>& rows);
-// The published section; the record's chart of model against published goes to `charts`.
-std::string published_section(const std::vector<hw::Spec>& gpus,
-                              const std::vector<PublishedFigure>& figures, ReportCharts& charts);
+// The published section, from the figures beside the model (ModelDigest::published); the record's
+// chart of model against published goes to `charts`.
+std::string published_section(const std::vector<FigureVsModel>& compared, ReportCharts& charts);
+// The factors the representative predictions report (ModelDigest::representatives), every
+// constant, and the figures they were fitted to.
 std::string factors_section(const std::vector<hw::Spec>& gpus,
+                            const std::vector<RepresentativePrediction>& predictions,
                             const std::vector<PublishedFigure>& figures);
 
 }  // namespace fa4::report

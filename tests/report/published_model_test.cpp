@@ -454,7 +454,8 @@ TEST(PublishedModel, HeldOutErrorLeavesOutFiguresOutsideTheBoundsAndCountsThem) 
   PublishedFigure fitted = kept;
   fitted.role = "fit";
   fitted.tflops = 50;
-  const auto e = held_out_error(gpus(), {kept, left_out, fitted});
+  const std::vector<PublishedFigure> figures = {kept, left_out, fitted};
+  const auto e = held_out_error(compare_with_model(gpus(), figures));
   ASSERT_TRUE(e);
   EXPECT_EQ(e->n, 1);
   EXPECT_EQ(e->outside_bounds, 1);

@@ -334,7 +334,8 @@ TEST_F(Sections, PublishedComparesModeledFiguresAndListsTheOthers) {
   ASSERT_TRUE(b200.ok());
   auto p = model::predict(**b200, modeled.shape, {});
   ASSERT_TRUE(p.ok());
-  const std::string s = published_section(gpus, {modeled, peer}, charts);
+  const std::vector<PublishedFigure> figures = {modeled, peer};
+  const std::string s = published_section(compare_with_model(gpus, figures), charts);
   const std::string error = signed_percent(100 * (p->tflops - 1000) / 1000);
   EXPECT_TRUE(contains(s, "| " + integer(p->tflops) + " | " + error + " | held out |")) << s;
   EXPECT_TRUE(contains(s, "- held out (n = 1): mean absolute error")) << s;
@@ -346,7 +347,7 @@ TEST_F(Sections, PublishedComparesModeledFiguresAndListsTheOthers) {
 // (published, model), held-out, fit and out-of-bounds apart, beside y = x and the +-10% band.
 TEST_F(Sections, PublishedChartsTheRecordAgainstTheModelPerGpu) {
   const std::vector<PublishedFigure> figures = testing::real_published();
-  const std::string s = published_section(gpus, figures, charts);
+  const std::string s = published_section(compare_with_model(gpus, figures), charts);
   const auto chart = std::find_if(charts.figures().begin(), charts.figures().end(),
                                   [](const Figure& f) { return f.name == "record-vs-model"; });
   ASSERT_NE(chart, charts.figures().end());
@@ -374,13 +375,16 @@ TEST_F(Sections, PublishedShowsWhyTheModelRefusesAFigure) {
   unknown.kernel = "fa4";
   unknown.modeled_as = model::Algorithm::fa4;
   unknown.tflops = 10;
-  const std::string s = published_section(gpus, {unknown}, charts);
+  const std::vector<PublishedFigure> figures = {unknown};
+  const std::string s = published_section(compare_with_model(gpus, figures), charts);
   EXPECT_TRUE(contains(s, "no-such-gpu")) << s;
   EXPECT_TRUE(contains(s, "- the model refuses 1 figure(s)")) << s;
 }
 
 TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
-  const std::string s = factors_section(gpus, testing::real_published());
+  const std::vector<PublishedFigure> figures = testing::real_published();
+  const std::string s =
+      factors_section(gpus, digest_model(gpus, figures).representatives, figures);
   for (const char* name :
        {"kSoftmaxFmaOpsPerElement", "kFmaOpsPerEmulatedExp2", "kBackwardFmaOpsPerElement",
         "kMmaSyncShareHopper", "kConditionalRescaleShare", "kFa4DefaultExpEmulation",
