@@ -47,7 +47,7 @@ Result<DeviceBuffer> upload_int32(const std::vector<std::int32_t>& values) {
   if (!buffer) return buffer;
   if (Status s = kernels::cuda_status(
           cudaMemcpy(buffer->get(), values.data(), buffer->size(), cudaMemcpyHostToDevice),
-          "uploading a block table or key counts");
+          "uploading a block table");
       !s)
     return s.error();
   return buffer;
@@ -76,11 +76,6 @@ Result<DeviceProblem> DeviceProblem::upload(const reference::AttnInputs& in,
     if (!block_table) return block_table.error();
     problem.block_table = std::move(*block_table);
   }
-  if (!s.seqlens_k.empty()) {
-    auto seqlens = upload_int32(std::vector<std::int32_t>(s.seqlens_k.begin(), s.seqlens_k.end()));
-    if (!seqlens) return seqlens.error();
-    problem.seqlens_k = std::move(*seqlens);
-  }
   auto k = upload_keys(in.k, s, s.headdim, table);
   if (!k) return k.error();
   auto v = upload_keys(in.v, s, s.headdim_v, table);
@@ -107,8 +102,7 @@ kernels::AttnBuffers DeviceProblem::buffers() const {
                               .o = o.get(),
                               .lse = static_cast<float*>(lse.get()),
                               .workspace = workspace.get(),
-                              .block_table = static_cast<const std::int32_t*>(block_table.get()),
-                              .seqlens_k = static_cast<const std::int32_t*>(seqlens_k.get())};
+                              .block_table = static_cast<const std::int32_t*>(block_table.get())};
 }
 
 Status DeviceProblem::poison_outputs() const {

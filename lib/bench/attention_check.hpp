@@ -19,9 +19,9 @@ namespace fa4::bench {
 Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype);
 
 // One problem on the device: Q, K, V as 16-bit patterns; O, LSE and the kernel's workspace; for
-// a paged cache the block table, for a ragged batch the key counts.
+// a paged cache the block table.
 struct DeviceProblem {
-  DeviceBuffer q, k, v, o, lse, workspace, block_table, seqlens_k;
+  DeviceBuffer q, k, v, o, lse, workspace, block_table;
 
   // Allocates for `in.shape` (plus workspace_bytes), uploads Q, K, V. A paged shape's K and V go
   // into a pool of pages in shuffled order (kv_pages::shuffled_block_table with `seed`), slots no

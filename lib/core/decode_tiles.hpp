@@ -1,13 +1,20 @@
-// fa3_decode's tiles and split count (lib/kernels/decode) as pure functions of the shape and the
-// SM count, shared with the model. Plain C++, no CUDA.
+// fa3_decode's tiles and work partition (lib/kernels/decode) as pure functions of the shape and
+// the SM count, shared with the model and evaluated by the kernels themselves (constexpr on plain
+// integers). Plain C++, no CUDA.
 //
 // GQA packing: the g = heads_q / heads_kv query heads that share a KV head, each with its seqlen_q
 // rows, are consecutive rows of Q ([batch][heads_q][seqlen_q][headdim], heads_q = heads_kv * g),
 // so one (batch, KV head) is a block of g * seqlen_q packed rows, row r = i * seqlen_q + t for
 // query head i and query t, read with one KV stream. Decode with g = 8 fills 8 rows of a tile
 // instead of 8 tiles reading the same keys.
-// Split-KV: the key range of one (batch, KV head, row block) is cut into `splits` contiguous
-// parts, one CTA each, which write a float32 O and LSE per part; a combine weights them by LSE.
+//
+// Work: a unit is one key block of one row block. The balanced partition (the registry's
+// fa3_decode) numbers every unit of the problem, row block by row block (a ragged batch's empty
+// sequences have none), and deals `parts` contiguous, equal ranges of them to as many CTAs, one per
+// SM: every SM streams the same number of key blocks whatever the batch, cache lengths or
+// raggedness, and a CTA whose range crosses row blocks writes a float32 partial for each row block
+// it does not cover whole. The split partition (FlashDecoding; the ablation and `splits`) cuts
+// each row block's key blocks into `splits` parts of its own.
 #pragma once
 
 #include <algorithm>
@@ -20,7 +27,10 @@ namespace fa4::decode_tiles {
 // Packed rows per CTA: one consumer warpgroup, one wgmma m64 (rows past the pack are TMA's
 // zero fill and are not stored).
 inline constexpr int kBlockM = 64;
-// At most this many key-range parts per row block (the combine keeps one weight per part).
+// At most this many parts per row block: the combine keeps one weight per part (the balanced
+// partition gives a row block at most `parts` of them, one per SM).
+inline constexpr int kMaxParts = 256;
+// At most this many key-range parts per row block in the split partition.
 inline constexpr int kMaxSplits = 128;
 
 // Keys per block: 128, a K + V stage of 64 KiB at hd128; 64 at hd256, where O alone holds 128
@@ -44,37 +54,66 @@ constexpr std::int64_t key_blocks(const AttnShape& shape) {
   return ceil_div(shape.seqlen_k, key_block(shape.headdim));
 }
 
-// A CTA's fixed cost in key blocks: the first K/V stage's load latency before any work and the
-// epilogue after the last, about one block's streaming time each at the measured rates
-// (lib/kernels/decode/NOTES.md).
-inline constexpr std::int64_t kCtaFixedBlocks = 1;
-
-// The split count: the smallest that minimises the busiest SM's work, one CTA per SM (the K/V
-// stages fill shared memory), CTAs dealt in waves of `sms`:
-//   cost(s) = ceil(row_blocks * s / sms) * (ceil(key_blocks / s) + kCtaFixedBlocks).
-// A memory-bound kernel streams at a rate per busy SM, so the busiest SM's blocks are the time;
-// more parts shorten each CTA but add waves and fixed costs. s = 1 when the row blocks already
-// fill the SMs and no split shortens the longest one.
-constexpr int choose_splits(const AttnShape& shape, int sms) {
-  const std::int64_t rows = row_blocks(shape);
-  const std::int64_t keys = key_blocks(shape);
-  const std::int64_t most = std::min<std::int64_t>(kMaxSplits, std::max<std::int64_t>(keys, 1));
-  int best = 1;
-  std::int64_t best_cost = -1;
-  for (std::int64_t s = 1; s <= most; ++s) {
-    const std::int64_t cost = ceil_div(rows * s, sms) * (ceil_div(keys, s) + kCtaFixedBlocks);
-    if (best_cost < 0 || cost < best_cost) {
-      best_cost = cost;
-      best = int(s);
-    }
-  }
-  return best;
+// What the unit count of a pack depends on besides its sequence's keys.
+struct PackGeometry {
+  int packed_rows;
+  int row_blocks;  // per pack
+  int seqlen_q;
+  int block_n;
+  bool causal;
+};
+constexpr PackGeometry geometry(const AttnShape& shape) {
+  return PackGeometry{int(packed_rows(shape)), int(row_blocks_per_pack(shape)), int(shape.seqlen_q),
+                      key_block(shape.headdim), shape.causal};
 }
 
-// The split count a decode kernel runs: the shape's forced count, else choose_splits. A ragged
-// batch is cut as its longest sequence (seqlen_k); shorter ones leave some parts empty.
-constexpr int splits_for(const AttnShape& shape, int sms) {
-  return shape.splits ? int(shape.splits) : choose_splits(shape, sms);
+// The key blocks row block `rb` of a pack over `keys` keys reads. Causal (bottom-right aligned):
+// query t sees keys up to t + keys - seqlen_q, so the block needs keys up to its largest t's limit.
+constexpr int row_block_units(const PackGeometry& g, int keys, int rb) {
+  int key_end = keys;
+  if (g.causal) {
+    const int row0 = rb * kBlockM;
+    const int last = std::min(row0 + kBlockM, g.packed_rows) - 1;
+    const bool wraps = last - row0 + 1 >= g.seqlen_q || row0 % g.seqlen_q > last % g.seqlen_q;
+    const int max_t = wraps ? g.seqlen_q - 1 : last % g.seqlen_q;
+    key_end = std::min(keys, max_t + keys - g.seqlen_q + 1);
+  }
+  return key_end <= 0 ? 0 : (key_end + g.block_n - 1) / g.block_n;
+}
+// The units of one pack (all its row blocks), and of the row blocks before `rb` in it.
+constexpr std::int64_t units_before(const PackGeometry& g, int keys, int rb) {
+  std::int64_t units = 0;
+  for (int b = 0; b < rb; ++b) units += row_block_units(g, keys, b);
+  return units;
+}
+constexpr std::int64_t pack_units(const PackGeometry& g, int keys) {
+  return units_before(g, keys, g.row_blocks);
+}
+// Every unit of the problem.
+inline std::int64_t total_units(const AttnShape& shape) {
+  const PackGeometry g = geometry(shape);
+  std::int64_t units = 0;
+  for (std::int64_t b = 0; b < shape.batch; ++b) units += pack_units(g, int(keys_of(shape, b)));
+  return units * shape.heads_kv;
+}
+
+// The balanced partition's CTA count: one per SM, fewer when there are fewer units (at least one,
+// so that a batch of empty sequences still runs the combine that writes their O and LSE).
+constexpr std::int64_t balanced_parts(std::int64_t units, int sms) {
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(units, sms));
+}
+// Part c's range is [first_unit(c), first_unit(c + 1)); unit u lies in part part_of(u).
+constexpr std::int64_t first_unit(std::int64_t c, std::int64_t units, std::int64_t parts) {
+  return c * units / parts;
+}
+constexpr std::int64_t part_of(std::int64_t u, std::int64_t units, std::int64_t parts) {
+  return ((u + 1) * parts - 1) / units;
+}
+// A row block covered by parts c_lo..c_hi keeps its partials in slots r + c_lo..r + c_hi: slots
+// never collide (a later row block's first part is at least an earlier one's last), and there
+// are at most row_blocks + parts of them.
+constexpr std::int64_t balanced_slots(std::int64_t row_blocks, std::int64_t parts) {
+  return row_blocks + parts;
 }
 
 }  // namespace fa4::decode_tiles

@@ -55,10 +55,9 @@ struct AttnBuffers {
   // one), 256-byte aligned.
   void* workspace = nullptr;
   // Serving (decode kernels): with shape.page_size, k and v are the page pool and block_table its
-  // [batch][pages_per_sequence] int32 table (core/kv_pages.hpp); in a ragged batch, seqlens_k is
-  // the int32 key count of each sequence.
+  // [batch][pages_per_sequence] int32 table (core/kv_pages.hpp). A ragged batch's key counts are
+  // the shape's (the host plans the work from them, as a serving engine's scheduler does).
   const std::int32_t* block_table = nullptr;
-  const std::int32_t* seqlens_k = nullptr;
   // The backward pass's tensors (unused by forward kernels).
   const void* dout = nullptr;
   void* dq = nullptr;

@@ -1,11 +1,15 @@
-// fa3_decode's packing and split count (core/decode_tiles.hpp), without a GPU: a KV head's query
-// heads and rows make one pack; the split count minimises the busiest SM's key blocks, is 1 once
-// the row blocks fill the SMs, never passes the key blocks or 128, and follows the SM count.
+// fa3_decode's packing and work partition (core/decode_tiles.hpp), without a GPU: a KV head's
+// query heads and rows make one pack; a row block's units are the key blocks its rows see; the
+// balanced partition deals equal ranges of units to one CTA per SM, and its partial slots never
+// collide.
 #include "core/decode_tiles.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <set>
+#include <tuple>
 
 namespace {
 
@@ -31,30 +35,66 @@ TEST(DecodePacking, AKvHeadsQueryHeadsAndRowsMakeOnePack) {
   EXPECT_EQ(key_blocks(decode(1, 32, 1, 32768, 256)), 512);  // 64-key blocks at hd256
 }
 
-TEST(DecodeSplits, FewRowBlocksSplitUntilTheSmsFill) {
-  // b1: 8 row blocks; 16 parts make 128 CTAs, one wave.
-  EXPECT_EQ(choose_splits(decode(1, 32, 1, 32768), kH200Sms), 16);
-  EXPECT_EQ(choose_splits(decode(1, 32, 1, 131072), kH200Sms), 16);
-  // b8: 64 row blocks; 2 parts make 128 CTAs.
-  EXPECT_EQ(choose_splits(decode(8, 32, 1, 32768), kH200Sms), 2);
+TEST(DecodeUnits, ARowBlockReadsTheKeyBlocksItsRowsSee) {
+  const AttnShape plain = decode(8, 32, 1, 32768);
+  EXPECT_EQ(row_block_units(geometry(plain), 32768, 0), 256);
+  EXPECT_EQ(row_block_units(geometry(plain), 0, 0), 0);
+  EXPECT_EQ(row_block_units(geometry(plain), 129, 0), 2);
+  // Causal, 16 queries x 8 heads = 128 packed rows, 2 row blocks: every block holds some head's
+  // last query, which sees every key.
+  AttnShape spec = decode(2, 64, 16, 1000);
+  spec.causal = true;
+  EXPECT_EQ(row_block_units(geometry(spec), 1000, 1), 8);
+  // 4 keys, 16 queries: the 16th sees all 4; a row block of queries 0-3 only of one head (rows
+  // beyond packed_rows do not count) sees none.
+  AttnShape few = decode(1, 8, 64, 4);
+  few.causal = true;  // g = 1: 64 packed rows, queries 0..63; query 63 sees 4 keys
+  EXPECT_EQ(row_block_units(geometry(few), 4, 0), 1);
+  EXPECT_EQ(total_units(few), 8);  // 8 KV heads x 1 block
 }
 
-TEST(DecodeSplits, RowBlocksThatFillTheSmsAreNotSplit) {
-  EXPECT_EQ(choose_splits(decode(32, 32, 1, 32768), kH200Sms), 1);
-  EXPECT_EQ(choose_splits(decode(128, 64, 1, 2048), kH200Sms), 1);
+TEST(DecodeUnits, ARaggedBatchCountsOnlyItsOwnKeys) {
+  AttnShape shape = decode(3, 32, 1, 1000);
+  shape.seqlens_k = {1000, 0, 129};
+  EXPECT_EQ(total_units(shape), 8 * (8 + 0 + 2));
 }
 
-TEST(DecodeSplits, NeverMorePartsThanKeyBlocksOr128) {
-  EXPECT_EQ(choose_splits(decode(1, 8, 1, 1), kH200Sms), 1);  // one key block
-  EXPECT_LE(choose_splits(decode(1, 8, 1, 300), kH200Sms), 3);
-  EXPECT_LE(choose_splits(decode(1, 8, 1, std::int64_t{1} << 24), 1024), kMaxSplits);
-  EXPECT_EQ(choose_splits(decode(1, 8, 1, std::int64_t{1} << 24), 1024), kMaxSplits);
+TEST(DecodeBalanced, OneCtaPerSmUnlessFewerUnits) {
+  EXPECT_EQ(balanced_parts(total_units(decode(8, 32, 1, 32768)), kH200Sms), kH200Sms);
+  EXPECT_EQ(balanced_parts(100, kH200Sms), 100);
+  EXPECT_EQ(balanced_parts(0, kH200Sms), 1);
 }
 
-TEST(DecodeSplits, FollowTheSmCount) {
-  // Half the SMs: 8 parts of b1's 8 row blocks fill 64 of them.
-  EXPECT_EQ(choose_splits(decode(1, 32, 1, 32768), 66), 8);
-  EXPECT_EQ(choose_splits(decode(8, 32, 1, 32768), 66), 1);
+// Parts tile the units exactly, in ranges whose sizes differ by at most one, and part_of inverts
+// first_unit; the slots r + c of the parts covering row block r never collide.
+TEST(DecodeBalanced, PartsTileTheUnitsAndSlotsNeverCollide) {
+  for (const auto& [row_blocks, units_per_row_block, parts] :
+       {std::tuple{64, 256, 132}, std::tuple{256, 64, 132}, std::tuple{8, 16, 128},
+        std::tuple{3, 1, 2}, std::tuple{1000, 3, 7}}) {
+    const std::int64_t units = std::int64_t(row_blocks) * units_per_row_block;
+    std::int64_t smallest = units, largest = 0;
+    for (std::int64_t c = 0; c < parts; ++c) {
+      const std::int64_t size = first_unit(c + 1, units, parts) - first_unit(c, units, parts);
+      smallest = std::min(smallest, size);
+      largest = std::max(largest, size);
+    }
+    EXPECT_EQ(first_unit(parts, units, parts), units);
+    EXPECT_LE(largest - smallest, 1);
+    std::set<std::int64_t> slots;
+    for (std::int64_t u = 0; u < units; ++u) {
+      const std::int64_t c = part_of(u, units, parts);
+      ASSERT_LE(first_unit(c, units, parts), u);
+      ASSERT_LT(u, first_unit(c + 1, units, parts));
+    }
+    for (std::int64_t r = 0; r < row_blocks; ++r) {
+      const std::int64_t lo = part_of(r * units_per_row_block, units, parts);
+      const std::int64_t hi = part_of((r + 1) * units_per_row_block - 1, units, parts);
+      for (std::int64_t c = lo; c <= hi; ++c) {
+        ASSERT_TRUE(slots.insert(r + c).second) << "slot " << r + c << " twice";
+        ASSERT_LT(r + c, balanced_slots(row_blocks, parts));
+      }
+    }
+  }
 }
 
 }  // namespace

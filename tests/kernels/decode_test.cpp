@@ -3,8 +3,9 @@
 // dims 64/128/256; speculative decoding (2-16 query rows, causal bottom-right); paged caches (pages
 // 8 to 256 in shuffled order, unwritten slots NaN); ragged batches (an empty sequence, lengths
 // below seqlen_q, one long among many short; slots past each length NaN); and split counts 1 to 128
-// through decode.hpp, including more parts than key blocks (parts that see no key). Both registry
-// entries run every shape. Outputs are poisoned first; without a CUDA device each test skips.
+// through decode.hpp, including more parts than key blocks (parts that see no key); the balanced
+// partition over 1 to 256 CTAs. Both registry entries run every shape. Outputs are poisoned first;
+// without a CUDA device each test skips.
 #include "kernels/decode/decode.hpp"
 
 #include <gtest/gtest.h>
@@ -136,6 +137,52 @@ INSTANTIATE_TEST_SUITE_P(
       return "splits" + std::to_string(std::get<0>(info.param)) + "_" +
              std::get<1>(info.param).name;
     });
+
+// Given CTA counts of the balanced partition, 1 to 256, on shapes whose row blocks the parts cut
+// at many places: uniform, causal speculative (row blocks of unequal units) and a ragged paged
+// batch with an empty sequence.
+using PartsCase = std::tuple<int, ShapeCase>;
+class DecodeBalancedPartsMatchOracle : public ::testing::TestWithParam<PartsCase> {};
+
+TEST_P(DecodeBalancedPartsMatchOracle, OnRandomInputs) {
+  const Result<kernels::DeviceCaps> device = kernels::query_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  const auto& [parts, shape_case] = GetParam();
+  const AttnShape& shape = shape_case.shape;
+  if (auto reason = kernels::why_unsupported(*kernels::find_kernel("fa3_decode"), shape, *device))
+    GTEST_SKIP() << *reason;
+  expect_matches_oracle(shape, kernels::decode::workspace_bytes_for_parts(shape, parts),
+                        [&](const kernels::AttnBuffers& b) {
+                          return kernels::decode::launch_with_parts(shape, b, nullptr, parts);
+                        });
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Decode, DecodeBalancedPartsMatchOracle,
+    ::testing::Combine(
+        ::testing::Values(1, 2, 3, 7, 31, 64, 131, 132, 200, 256),
+        ::testing::Values(
+            ShapeCase{"cache3000_gqa4", shape_of(3, 16, 4, 1, 3000, 128, false, Dtype::bf16)},
+            ShapeCase{"spec16_causal_cache1000_gqa8",
+                      shape_of(2, 32, 4, 16, 1000, 128, true, Dtype::bf16)},
+            ShapeCase{"ragged_paged16_cache2000",
+                      paged(ragged(shape_of(4, 32, 8, 1, 2000, 128, false, Dtype::bf16),
+                                   {2000, 0, 300, 1}),
+                            16)})),
+    [](const ::testing::TestParamInfo<PartsCase>& info) {
+      return "parts" + std::to_string(std::get<0>(info.param)) + "_" + std::get<1>(info.param).name;
+    });
+
+TEST(DecodeParts, OutOfRangeCountsAreRefused) {
+  const AttnShape shape = shape_of(1, 8, 1, 1, 256, 128, false, Dtype::bf16);
+  for (int parts : {0, -1, decode_tiles::kMaxParts + 1}) {
+    const Status launched =
+        kernels::decode::launch_with_parts(shape, kernels::AttnBuffers{}, nullptr, parts);
+    ASSERT_FALSE(launched.ok()) << parts;
+    EXPECT_NE(launched.error().message.find("1 to 256"), std::string::npos)
+        << launched.error().message;
+  }
+}
 
 // The shape's own split count (the sweep files' "splits") reaches the registry entry.
 TEST(DecodeSplits, TheShapesCountIsRun) {

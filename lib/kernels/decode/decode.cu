@@ -5,20 +5,24 @@
 // Algorithm. A pack is one (batch, KV head): its g = heads_q / heads_kv query heads times seqlen_q
 // queries are g * seqlen_q consecutive rows of Q and O (core/decode_tiles.hpp), so one tile of 64
 // packed rows reads each key once for all g heads (decode at g = 8 fills 8 rows of the tile rather
-// than 8 tiles reading the same keys). The key blocks a row block needs are cut into `splits`
-// contiguous parts (decode_tiles::choose_splits: the smallest count that minimises the busiest
-// SM's key blocks); the grid is (packs x row blocks, splits), one CTA per SM (the stages fill
-// shared memory). Each CTA (kernel.cuh) has one consumer warpgroup and one producer warp:
-//   producer (warp 4, lane 0): Q's 64 packed rows by TMA (rows past the pack are zero-filled),
-//     then K and V of each key block of its part into a ring of stages (3 at hd128: 64 KiB each),
-//     one full barrier per stage for both, an empty barrier a consumer warp arrives at;
-//   consumer (warps 0-3): S = Q K^T (wgmma m64nNk16, both operands in shared memory), the mask
+// than 8 tiles reading the same keys). Work is cut by core/decode_tiles.hpp: the registry entry
+// numbers every (row block, key block) unit of the problem and deals equal ranges of them to one
+// CTA per SM (balanced: each SM streams the same bytes whatever the batch or a ragged batch's
+// lengths; a CTA runs a segment per row block its range touches); a forced split count cuts each
+// row block into `splits` parts of its own (FlashDecoding), one CTA each. One CTA per SM (the
+// stages fill shared memory), one consumer warpgroup and one producer warp (kernel.cuh):
+//   producer (warp 4; lane 0, or every lane for a paged cache, one page per lane): K and V of each
+//     key block of its segments into a ring of stages (3 at hd128: 64 KiB each), one full barrier
+//     per stage for both, an empty barrier a consumer warp arrives at;
+//   consumer (warps 0-3): Q's 64 packed rows by TMA (rows past the pack are zero-filled; the next
+//     segment's Q as soon as the last S of this one is done), S = Q K^T (wgmma m64nNk16, both
+//     operands in shared memory), the mask
 //     (keys past seqlen_k; causal bottom-right per packed row's query t = row % seqlen_q), fa3's
 //     online softmax, O += P V (wgmma, P from registers, V N-major), then the stage is released.
-//   Epilogue: one part writes O and LSE directly; several write O (normalized by the part's own
-//     sum) and LSE as float32 partials into the workspace, and a combine kernel (launched with
-//     programmatic dependent launch, so its launch overlaps the split kernel's tail) weights them
-//     by exp(LSE_part - LSE), one warp per row.
+//   Epilogue: a segment that is its row block's whole key range writes O and LSE directly; the
+//     others write O (normalized by the part's own sum) and LSE as float32 partials into the
+//     workspace, and a combine kernel (launched with programmatic dependent launch, so its launch
+//     overlaps the split kernel's tail) weights them by exp(LSE_part - LSE), one warp per row.
 //
 // Work and floor (decode: seqlen_q = 1, b8, 32 query heads over 8 KV heads, seqlen_k 32768,
 // hd128, bf16): K and V are 2 * 8 * 8 * 32768 * 128 * 2 B = 1.07 GB, read once; Q, O and the
@@ -28,9 +32,9 @@
 // SM's share of HBM (4.3 TB/s / 132) streams in ~2000 cycles, so one consumer warpgroup keeps up
 // without overlapping S and P V.
 //
-// Entries: fa3_decode (the split count chosen per shape) and fa3_decode_nosplit (one part: GQA
-// packing alone, the ablation). decode.hpp launches with a given split count. Registers, the
-// measurements and the history: lib/kernels/decode/NOTES.md.
+// Entries: fa3_decode (balanced, or the shape's split count) and fa3_decode_nosplit (one part per
+// row block: GQA packing alone, the ablation). decode.hpp launches with a given split count.
+// Registers, the measurements and the history: lib/kernels/decode/NOTES.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,10 +60,41 @@ std::int64_t query_rows(const AttnShape& shape) {
   return shape.batch * shape.heads_q * shape.seqlen_q;
 }
 
-template <class T>
-Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
-                     int splits) {
-  const auto split_kernel = decode_split_kernel<T>;
+// How the work is cut: balanced over `parts` CTAs, or `splits` parts per row block.
+struct Partition {
+  bool balanced;
+  int parts_or_splits;
+};
+
+std::int64_t partial_slots(const AttnShape& shape, const Partition& partition) {
+  const std::int64_t row_blocks = decode_tiles::row_blocks(shape);
+  if (partition.balanced)
+    return decode_tiles::balanced_slots(row_blocks, partition.parts_or_splits);
+  return partition.parts_or_splits == 1 ? 0 : row_blocks * partition.parts_or_splits;
+}
+
+std::size_t workspace_bytes(const AttnShape& shape, const Partition& partition) {
+  return std::size_t(partial_slots(shape, partition)) * decode_tiles::kBlockM *
+         std::size_t(shape.headdim_v + 1) * sizeof(float);
+}
+
+RaggedPlan ragged_plan(const AttnShape& shape) {
+  RaggedPlan plan{};
+  const decode_tiles::PackGeometry g = decode_tiles::geometry(shape);
+  std::int64_t units = 0;
+  for (std::int64_t b = 0; b < shape.batch; ++b) {
+    plan.keys[b] = std::int32_t(shape.seqlens_k[std::size_t(b)]);
+    plan.first_unit[b] = std::int32_t(units);
+    units += decode_tiles::pack_units(g, plan.keys[b]) * shape.heads_kv;
+  }
+  plan.first_unit[shape.batch] = std::int32_t(units);
+  return plan;
+}
+
+template <class T, class Plan>
+Status launch_plan(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
+                   const Partition& partition, const Plan& plan) {
+  const auto split_kernel = decode_split_kernel<T, Plan>;
   static const cudaError_t opt_in = cudaFuncSetAttribute(
       split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
   if (Status status = cuda_status(opt_in, "fa3_decode: raising the shared-memory limit"); !status)
@@ -67,7 +102,6 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
 
   Params params{};
   const std::int64_t packs = shape.batch * shape.heads_kv;
-  const std::int64_t packed_rows = decode_tiles::packed_rows(shape);
   // K and V as the tensor maps see them: a contiguous [packs][seqlen_k] or the page pool's
   // [pool_pages * heads_kv][page_size], in boxes of a key block or of a page shorter than one.
   const bool paged = shape.page_size > 0;
@@ -77,42 +111,44 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
       paged ? int(std::min<std::int64_t>(shape.page_size, T::kBlockN)) : T::kBlockN;
   if (Status status = fa3::tma::encode_tensor_maps(
           "fa3_decode", shape.dtype, shape.headdim,
-          {{&params.q_map, buffers.q, packed_rows, packs, T::kBlockM},
+          {{&params.q_map, buffers.q, decode_tiles::packed_rows(shape), packs, T::kBlockM},
            {&params.k_map, buffers.k, kv_rows, kv_slabs, kv_box_rows},
            {&params.v_map, buffers.v, kv_rows, kv_slabs, kv_box_rows}});
       !status)
     return status;
   if (paged && buffers.block_table == nullptr)
     return Error{"fa3_decode: a paged shape needs AttnBuffers::block_table"};
-  if (!shape.seqlens_k.empty() && buffers.seqlens_k == nullptr)
-    return Error{"fa3_decode: a ragged batch needs AttnBuffers::seqlens_k"};
-  params.block_table = paged ? buffers.block_table : nullptr;
-  params.seqlens_k = shape.seqlens_k.empty() ? nullptr : buffers.seqlens_k;
-  params.heads_kv = int(shape.heads_kv);
-  params.page_size = int(shape.page_size);
-  params.pages_per_sequence = paged ? int(kv_pages::pages_per_sequence(shape)) : 0;
-  params.page_rows = kv_box_rows;
   const std::int64_t rows = query_rows(shape);
   params.o = buffers.o;
   params.lse = buffers.lse;
-  if (splits > 1) {
+  if (partial_slots(shape, partition) > 0) {
     params.o_partial = static_cast<float*>(buffers.workspace);
-    params.lse_partial = params.o_partial + std::int64_t(splits) * rows * shape.headdim_v;
+    params.lse_partial = params.o_partial +
+                         partial_slots(shape, partition) * decode_tiles::kBlockM * shape.headdim_v;
   }
-  params.seqlen_q = int(shape.seqlen_q);
+  params.block_table = paged ? buffers.block_table : nullptr;
+  params.geometry = decode_tiles::geometry(shape);
+  params.heads_q = int(shape.heads_q);
+  params.heads_kv = int(shape.heads_kv);
   params.seqlen_k = int(shape.seqlen_k);
-  params.packed_rows = int(packed_rows);
-  params.row_blocks = int(decode_tiles::row_blocks_per_pack(shape));
-  params.splits = splits;
+  params.page_size = int(shape.page_size);
+  params.pages_per_sequence = paged ? int(kv_pages::pages_per_sequence(shape)) : 0;
+  params.page_rows = kv_box_rows;
   params.rows = int(rows);
-  params.causal = shape.causal;
+  params.balanced = partition.balanced;
+  params.splits = partition.balanced ? 1 : partition.parts_or_splits;
+  params.parts = partition.balanced ? partition.parts_or_splits : 0;
+  params.units = decode_tiles::total_units(shape);
+  params.uniform_pack_units = decode_tiles::pack_units(params.geometry, params.seqlen_k);
   params.scale_log2 = float(1.0 / std::sqrt(double(shape.headdim)) * double(kLog2e));
 
-  const dim3 grid(unsigned(decode_tiles::row_blocks(shape)), unsigned(splits));
-  split_kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params);
+  const dim3 grid = partition.balanced ? dim3(unsigned(partition.parts_or_splits))
+                                       : dim3(unsigned(decode_tiles::row_blocks(shape)),
+                                              unsigned(partition.parts_or_splits));
+  split_kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params, plan);
   if (Status status = cuda_status(cudaGetLastError(), "fa3_decode: split kernel launch"); !status)
     return status;
-  if (splits == 1) return Ok{};
+  if (partial_slots(shape, partition) == 0) return Ok{};
 
   cudaLaunchAttribute overlap{};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -124,44 +160,61 @@ Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream 
   config.attrs = &overlap;
   config.numAttrs = 1;
   return cuda_status(
-      cudaLaunchKernelEx(&config, decode_combine_kernel<typename T::Element, T::kHeadDim>, params),
+      cudaLaunchKernelEx(&config, decode_combine_kernel<typename T::Element, T::kHeadDim, Plan>,
+                         params, plan),
       "fa3_decode: combine kernel launch");
+}
+
+template <class T>
+Status launch_traits(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
+                     const Partition& partition) {
+  if (shape.seqlens_k.empty())
+    return launch_plan<T>(shape, buffers, stream, partition, UniformPlan{});
+  return launch_plan<T>(shape, buffers, stream, partition, ragged_plan(shape));
 }
 
 template <typename Element>
 Status launch_for_element(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
-                          int splits) {
+                          const Partition& partition) {
   switch (shape.headdim) {
     case 64:
-      return launch_traits<Traits<Element, 64>>(shape, buffers, stream, splits);
+      return launch_traits<Traits<Element, 64>>(shape, buffers, stream, partition);
     case 128:
-      return launch_traits<Traits<Element, 128>>(shape, buffers, stream, splits);
+      return launch_traits<Traits<Element, 128>>(shape, buffers, stream, partition);
     case 256:
-      return launch_traits<Traits<Element, 256>>(shape, buffers, stream, splits);
+      return launch_traits<Traits<Element, 256>>(shape, buffers, stream, partition);
     default:
       return Error{"fa3_decode: head dim " + std::to_string(shape.headdim) +
                    " has no tile configuration"};
   }
 }
 
-Result<int> chosen_splits(const AttnShape& shape) {
-  const Result<int> sms = current_device_sms("fa3_decode");
-  if (!sms) return sms.error();
-  return decode_tiles::splits_for(shape, *sms);
+Status launch_partition(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
+                        const Partition& partition) {
+  return shape.dtype == Dtype::bf16
+             ? launch_for_element<__nv_bfloat16>(shape, buffers, stream, partition)
+             : launch_for_element<__half>(shape, buffers, stream, partition);
+}
+
+// The registry entry's partition: the shape's split count when it forces one, else balanced over
+// one CTA per SM.
+Partition chosen_partition(const AttnShape& shape, int sms) {
+  if (shape.splits) return Partition{false, int(shape.splits)};
+  return Partition{true, int(decode_tiles::balanced_parts(decode_tiles::total_units(shape), sms))};
 }
 
 Status launch_chosen(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
-  const Result<int> splits = chosen_splits(shape);
-  if (!splits) return splits.error();
-  return launch_with_splits(shape, buffers, stream, *splits);
+  const Result<int> sms = current_device_sms("fa3_decode");
+  if (!sms) return sms.error();
+  return launch_partition(shape, buffers, stream, chosen_partition(shape, *sms));
 }
 
 Status launch_unsplit(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
-  return launch_with_splits(shape, buffers, stream, 1);
+  return launch_partition(shape, buffers, stream, Partition{false, 1});
 }
 
 std::size_t workspace_chosen(const AttnShape& shape, const DeviceCaps& device) {
-  return workspace_bytes_for_splits(shape, decode_tiles::splits_for(shape, device.multiprocessors));
+  return workspace_bytes(shape, chosen_partition(shape, device.multiprocessors));
 }
 
 // Page sizes a TMA box can load: a multiple of 8 rows (one 1024-byte swizzle atom), and either a
@@ -188,10 +241,20 @@ std::optional<std::string> unsupported_reason(const AttnShape& shape, const Devi
   if (shape.splits > decode_tiles::kMaxSplits)
     return "fa3_decode combines at most " + std::to_string(decode_tiles::kMaxSplits) +
            " key-range parts, not " + std::to_string(shape.splits);
+  if (device.multiprocessors > decode_tiles::kMaxParts)
+    return "fa3_decode's combine weighs at most " + std::to_string(decode_tiles::kMaxParts) +
+           " parts, one per SM; " + device.name + " has " + std::to_string(device.multiprocessors) +
+           " SMs";
+  if (shape.seqlens_k.size() > std::size_t(kMaxRaggedBatch))
+    return "fa3_decode passes a ragged batch's key counts in its kernel parameters: at most " +
+           std::to_string(kMaxRaggedBatch) + " sequences, not " +
+           std::to_string(shape.seqlens_k.size());
   if (query_rows(shape) > kMaxIndex || decode_tiles::row_blocks(shape) > kMaxIndex ||
+      decode_tiles::total_units(shape) > kMaxIndex ||
       (shape.page_size && kv_pages::pool_pages(shape) * shape.heads_kv > kMaxIndex))
-    return "fa3_decode numbers query rows, row blocks and pages with 32-bit integers: batch * "
-           "heads_q * seqlen_q and pages * heads_kv at most 2^31 - 1";
+    return "fa3_decode numbers query rows, row blocks, key blocks and pages with 32-bit "
+           "integers: batch * heads_q * seqlen_q, the key blocks of every row block and pages * "
+           "heads_kv at most 2^31 - 1";
   return std::nullopt;
 }
 
@@ -211,9 +274,11 @@ constexpr Kernel serving(Kernel kernel) {
 }  // namespace
 
 std::size_t workspace_bytes_for_splits(const AttnShape& shape, int splits) {
-  if (splits <= 1) return 0;
-  return std::size_t(splits) * std::size_t(query_rows(shape)) *
-         std::size_t(shape.headdim_v + 1) * sizeof(float);
+  return workspace_bytes(shape, Partition{false, splits});
+}
+
+std::size_t workspace_bytes_for_parts(const AttnShape& shape, int parts) {
+  return workspace_bytes(shape, Partition{true, parts});
 }
 
 Status launch_with_splits(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
@@ -221,9 +286,15 @@ Status launch_with_splits(const AttnShape& shape, const AttnBuffers& buffers, St
   if (splits < 1 || splits > decode_tiles::kMaxSplits)
     return Error{"fa3_decode: " + std::to_string(splits) + " key-range parts; 1 to " +
                  std::to_string(decode_tiles::kMaxSplits) + " are supported"};
-  return shape.dtype == Dtype::bf16
-             ? launch_for_element<__nv_bfloat16>(shape, buffers, stream, splits)
-             : launch_for_element<__half>(shape, buffers, stream, splits);
+  return launch_partition(shape, buffers, stream, Partition{false, splits});
+}
+
+Status launch_with_parts(const AttnShape& shape, const AttnBuffers& buffers, Stream stream,
+                         int parts) {
+  if (parts < 1 || parts > decode_tiles::kMaxParts)
+    return Error{"fa3_decode: " + std::to_string(parts) + " balanced parts; 1 to " +
+                 std::to_string(decode_tiles::kMaxParts) + " are supported"};
+  return launch_partition(shape, buffers, stream, Partition{true, parts});
 }
 
 }  // namespace decode

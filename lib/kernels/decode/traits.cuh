@@ -66,33 +66,47 @@ struct Traits {
   static_assert(kSharedBytes <= fa3::kMaxSharedBytes, "tiles exceed the 227 KiB of shared memory");
 };
 
-// What the split kernel reads: tensor maps of Q as packed rows ({headdim, g * seqlen_q, batch *
+// What the kernels read: tensor maps of Q as packed rows ({headdim, g * seqlen_q, batch *
 // heads_kv}, boxes of {64, 64, 1}: rows past a pack are zero-filled) and of K, V (contiguous:
 // {headdim, seqlen_k, batch * heads_kv}, boxes of {64, kBlockN, 1}; paged: {headdim, page_size,
-// pool_pages * heads_kv}, boxes of {64, page_rows, 1}); where each part goes; the sizes.
+// pool_pages * heads_kv}, boxes of {64, page_rows, 1}); where each part goes; the partition
+// (core/decode_tiles.hpp); the sizes.
 struct Params {
   CUtensorMap q_map;
   CUtensorMap k_map;
   CUtensorMap v_map;
-  void* o;             // [rows][headdim_v] in the input dtype: the answer when splits == 1
+  void* o;             // [rows][headdim_v] in the input dtype
   float* lse;          // [rows]
-  float* o_partial;    // [splits][rows][headdim_v] float32, each part normalized by its own sum
-  float* lse_partial;  // [splits][rows], natural log; -inf for a part that sees no key
+  float* o_partial;    // [slots][kBlockM][headdim_v] float32, each normalized by its own sum
+  float* lse_partial;  // [slots][kBlockM], natural log; -inf for a part that sees no key
   const std::int32_t* block_table;  // paged: [batch][pages_per_sequence]; nullptr: contiguous
-  const std::int32_t* seqlens_k;    // ragged: each sequence's keys; nullptr: seqlen_k each
-  int seqlen_q;
-  int seqlen_k;  // a ragged batch's capacity
+  decode_tiles::PackGeometry geometry;
+  int heads_q;
   int heads_kv;
+  int seqlen_k;  // every sequence's keys, or a ragged batch's capacity
   int page_size;
   int pages_per_sequence;
-  int page_rows;    // rows of one K/V box: min(page_size, kBlockN)
-  int packed_rows;  // g * seqlen_q
-  int row_blocks;   // per pack: ceil(packed_rows / 64)
+  int page_rows;  // rows of one K/V box: min(page_size, kBlockN)
+  int rows;       // batch * heads_q * seqlen_q
+  // The partition: balanced (`parts` CTAs over `units` units) or split (`splits` parts per row
+  // block; one writes O directly).
+  bool balanced;
   int splits;
-  int rows;  // batch * heads_q * seqlen_q
-  bool causal;
+  int parts;
+  std::int64_t units;
+  std::int64_t uniform_pack_units;  // pack_units of seqlen_k keys (not ragged)
   float scale_log2;
 };
+
+// The key counts of a ragged batch, from the host (as a serving engine's scheduler knows them),
+// with the first unit of each sequence's packs; in the kernel parameters (8 KiB).
+inline constexpr int kMaxRaggedBatch = 1024;
+struct RaggedPlan {
+  std::int32_t keys[kMaxRaggedBatch];
+  std::int32_t first_unit[kMaxRaggedBatch + 1];  // [batch]: every unit
+};
+// Every sequence has seqlen_k keys: the units follow from the sizes.
+struct UniformPlan {};
 
 using fa3::PipelineState;
 
