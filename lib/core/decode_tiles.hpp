@@ -97,10 +97,11 @@ inline std::int64_t total_units(const AttnShape& shape) {
   return units * shape.heads_kv;
 }
 
-// The balanced partition's CTA count: one per SM, fewer when there are fewer units (at least one,
-// so that a batch of empty sequences still runs the combine that writes their O and LSE).
-constexpr std::int64_t balanced_parts(std::int64_t units, int sms) {
-  return std::max<std::int64_t>(1, std::min<std::int64_t>(units, sms));
+// The balanced partition's CTA count: `most` (one per SM), fewer when there are fewer units (at
+// least one, so that a batch of empty sequences still runs the combine that writes their O and
+// LSE).
+constexpr std::int64_t balanced_parts(std::int64_t units, int most) {
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(units, most));
 }
 // Part c's range is [first_unit(c), first_unit(c + 1)); unit u lies in part part_of(u).
 constexpr std::int64_t first_unit(std::int64_t c, std::int64_t units, std::int64_t parts) {

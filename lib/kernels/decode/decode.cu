@@ -137,8 +137,12 @@ Status launch_plan(const AttnShape& shape, const AttnBuffers& buffers, Stream st
   params.rows = int(rows);
   params.balanced = partition.balanced;
   params.splits = partition.balanced ? 1 : partition.parts_or_splits;
-  params.parts = partition.balanced ? partition.parts_or_splits : 0;
   params.units = decode_tiles::total_units(shape);
+  // No more parts than units: a part without units inside a row block's range of parts would
+  // leave its slot unwritten.
+  params.parts = partition.balanced
+                     ? int(decode_tiles::balanced_parts(params.units, partition.parts_or_splits))
+                     : 0;
   params.uniform_pack_units = decode_tiles::pack_units(params.geometry, params.seqlen_k);
   params.scale_log2 = float(1.0 / std::sqrt(double(shape.headdim)) * double(kLog2e));
 
