@@ -117,6 +117,21 @@ Status validate(const AttnShape& s) {
   return validate_serving(s);
 }
 
+ServingFields serving_fields(const AttnShape& s) { return {s.page_size, s.seqlens_k, s.splits}; }
+
+std::string describe_serving(const ServingFields& s) {
+  std::string serving;
+  if (s.page_size) serving += fmt::format(" paged{}", s.page_size);
+  if (!s.seqlens_k.empty()) {
+    const auto [shortest, longest] = std::minmax_element(s.seqlens_k.begin(), s.seqlens_k.end());
+    std::int64_t sum = 0;
+    for (const std::int64_t keys : s.seqlens_k) sum += keys;
+    serving += fmt::format(" ragged{}-{}(sum {})", *shortest, *longest, sum);
+  }
+  if (s.splits) serving += fmt::format(" splits{}", s.splits);
+  return serving;
+}
+
 std::string describe(const AttnShape& s) {
   std::string heads = s.heads_q == s.heads_kv ? fmt::format("h{}", s.heads_q)
                                               : fmt::format("h{}/{}", s.heads_q, s.heads_kv);
@@ -124,17 +139,9 @@ std::string describe(const AttnShape& s) {
                                              : fmt::format("s{}x{}", s.seqlen_q, s.seqlen_k);
   std::string dim = s.headdim == s.headdim_v ? fmt::format("d{}", s.headdim)
                                              : fmt::format("d{}/{}", s.headdim, s.headdim_v);
-  std::string serving;
-  if (s.page_size) serving += fmt::format(" paged{}", s.page_size);
-  if (!s.seqlens_k.empty()) {
-    const auto [shortest, longest] = std::minmax_element(s.seqlens_k.begin(), s.seqlens_k.end());
-    serving +=
-        fmt::format(" ragged{}-{}(sum {})", *shortest, *longest, std::int64_t(total_keys(s)));
-  }
-  if (s.splits) serving += fmt::format(" splits{}", s.splits);
   return fmt::format("b{} {} {} {} {}{}{}{}", s.batch, heads, seq, dim, to_string(s.dtype),
                      s.causal ? " causal" : "", s.window ? fmt::format(" w{}", s.window) : "",
-                     serving);
+                     describe_serving(serving_fields(s)));
 }
 
 namespace {

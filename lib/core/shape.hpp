@@ -68,6 +68,20 @@ Status validate(const AttnShape& shape);
 // sum, " splits4" for a forced split count).
 std::string describe(const AttnShape& shape);
 
+// The serving fields alone (page size, ragged key counts, split count), ordered: what a key made
+// of a shape's sizes adds to tell a paged, ragged or split shape from the plain one.
+struct ServingFields {
+  std::int64_t page_size = 0;
+  std::vector<std::int64_t> seqlens_k = {};
+  std::int64_t splits = 0;
+
+  friend auto operator<=>(const ServingFields&, const ServingFields&) = default;
+};
+ServingFields serving_fields(const AttnShape& shape);
+
+// describe()'s serving tail: " paged16 ragged0-1000(sum 1200) splits4"; "" when none is set.
+std::string describe_serving(const ServingFields& serving);
+
 // Work counting convention, used by the model, the harness and the report alike:
 //   unmasked pairs P = seqlen_q * seqlen_k (in a ragged batch the mean over its sequences), or for
 //   causal (bottom-right aligned) the continuous area of the unmasked triangle: seqlen_q ==

@@ -31,7 +31,7 @@ auto order_key(const store::MeasurementRow& m) {
   const AttnShape& s = m.shape;
   return std::make_tuple(std::string_view(m.device), to_string(m.pass), to_string(s.dtype),
                          s.causal, s.headdim, s.headdim_v, s.batch, s.heads_q, s.heads_kv,
-                         s.seqlen_q, s.seqlen_k, std::string_view(m.kernel),
+                         s.seqlen_q, s.seqlen_k, serving_fields(s), std::string_view(m.kernel),
                          std::string_view(m.source));
 }
 

@@ -14,14 +14,9 @@
 namespace fa4::report {
 namespace {
 
-using Problem = std::tuple<Pass, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                           std::int64_t, std::int64_t, std::int64_t, bool, Dtype>;
+using Problem = std::pair<Pass, AttnShape>;
 
-Problem problem_of(const store::MeasurementRow& m) {
-  const AttnShape& s = m.shape;
-  return {m.pass,     s.batch,   s.heads_q,   s.heads_kv, s.seqlen_q,
-          s.seqlen_k, s.headdim, s.headdim_v, s.causal,   s.dtype};
-}
+Problem problem_of(const store::MeasurementRow& m) { return {m.pass, m.shape}; }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -74,10 +74,11 @@ Result<PredictionDigest> digest_predictions(ReadPredictions read,
   for (const auto& [rank, gpu] : ranked_gpus) d.gpus.push_back(gpu);
   for (auto& [key, group] : d.charted) group.tokens = common_tokens(shapes[key]);
   shapes.clear();
-  // Second pass: the points the lines draw (square shapes only).
+  // Second pass: the points the lines draw (square shapes only, contiguous and uniform: a paged
+  // or ragged variant of a point is left to the CSV).
   auto second = read({.square_only = true}, [&](const store::ReportRow& r) {
     const auto group = d.charted.find(key_of(gpus, r));
-    if (group == d.charted.end()) return;
+    if (group == d.charted.end() || serving_fields(r.shape) != ServingFields{}) return;
     const SweepPoint p = point_of(r);
     if (p.seqlen_q == p.seqlen_k && p.batch * p.seqlen_q == group->second.tokens)
       group->second.tflops[p][r.algorithm] = r.tflops;

@@ -37,8 +37,9 @@ struct GroupKey {
   auto operator<=>(const GroupKey&) const = default;
 };
 
-struct RowKey {
+struct RowKey {  // a paged, ragged or split shape after the plain one
   std::int64_t seqlen_q, seqlen_k, batch, heads_q, heads_kv;
+  ServingFields serving;
   auto operator<=>(const RowKey&) const = default;
 };
 
@@ -110,8 +111,9 @@ std::string group_table(const std::map<RowKey, LadderCells>& rows, const Columns
     return a && b ? ratio(*a / *b) : std::string("—");
   };
   for (const auto& [row, cells] : rows) {
-    std::vector<Cell> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
-                              fmt::format("{}", row.batch), fmt::format("{}", row.heads_q)};
+    std::vector<Cell> line = {
+        seqlen_label(row.seqlen_q, row.seqlen_k) + describe_serving(row.serving),
+        fmt::format("{}", row.batch), fmt::format("{}", row.heads_q)};
     for (const auto& list : {c.rungs, c.ablations})
       for (const auto& k : list) {
         line.emplace_back(text(cells.tflops(k)));
@@ -205,11 +207,12 @@ Figure ladder_figure(const std::string& device, const Groups& groups, const Colu
       panel.y = linear_axis("measured TFLOP/s", 0.0);
       panel.legend = Legend::outside_right;
     }
-    // The group's most measured setting (tokens per batch, query and kv heads): one line per
-    // kernel over seqlen, other settings (GQA shapes, other token counts) left to the tables.
-    using Setting = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+    // The group's most measured setting (tokens per batch, query and kv heads, serving fields):
+    // one line per kernel over seqlen, other settings (GQA shapes, other token counts, paged
+    // caches) left to the tables.
+    using Setting = std::tuple<std::int64_t, std::int64_t, std::int64_t, ServingFields>;
     const auto setting = [](const RowKey& r) {
-      return Setting{r.batch * r.seqlen_q, r.heads_q, r.heads_kv};
+      return Setting{r.batch * r.seqlen_q, r.heads_q, r.heads_kv, r.serving};
     };
     std::map<Setting, std::ptrdiff_t> settings;  // measurements per setting
     for (const auto& [row, cells] : rows)
@@ -275,7 +278,7 @@ std::string ladder_subsection(const ReportInputs& in, ReportCharts& charts) {
     if (!m.ok() || m.tflops <= 0) continue;
     const AttnShape& s = m.shape;
     devices[m.device][m.pass][{s.dtype, s.headdim, s.causal}]
-           [{s.seqlen_q, s.seqlen_k, s.batch, s.heads_q, s.heads_kv}]
+           [{s.seqlen_q, s.seqlen_k, s.batch, s.heads_q, s.heads_kv, serving_fields(s)}]
                .add(m);
   }
   std::string out;

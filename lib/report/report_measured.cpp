@@ -50,8 +50,9 @@ struct GroupKey {
   auto operator<=>(const GroupKey&) const = default;
 };
 
-struct RowKey {  // ordered by seqlen_k, then batch
+struct RowKey {  // ordered by seqlen_k, then batch; a paged, ragged or split shape after the plain
   std::int64_t seqlen_k, batch, seqlen_q, heads_q, heads_kv;
+  ServingFields serving;
   auto operator<=>(const RowKey&) const = default;
 };
 
@@ -72,7 +73,7 @@ GroupKey group_key(const MeasurementRow& m) {
 
 RowKey row_key(const MeasurementRow& m) {
   const AttnShape& s = m.shape;
-  return {s.seqlen_k, s.batch, s.seqlen_q, s.heads_q, s.heads_kv};
+  return {s.seqlen_k, s.batch, s.seqlen_q, s.heads_q, s.heads_kv, serving_fields(s)};
 }
 
 std::string group_title(const std::string& device, const GroupKey& k) {
@@ -91,9 +92,10 @@ std::string heads_text(const RowKey& r) {
                                  : fmt::format("{}/{}", r.heads_q, r.heads_kv);
 }
 
-// "s8192 b4 h16": a row as the footnotes name it.
+// "s8192 b4 h16" ("s1x8192 b4 h32/8 paged16"): a row as the footnotes name it.
 std::string row_text(const RowKey& r) {
-  return fmt::format("s{} b{} h{}", seqlen_label(r.seqlen_q, r.seqlen_k), r.batch, heads_text(r));
+  return fmt::format("s{} b{} h{}{}", seqlen_label(r.seqlen_q, r.seqlen_k), r.batch, heads_text(r),
+                     describe_serving(r.serving));
 }
 
 // The column title: the kernel's name, with its source where two sources share the name.
@@ -238,8 +240,9 @@ std::string group_table(const Group& g) {
   Footnotes notes;
   std::set<std::string> model_gpus;
   for (const auto& [row, cells] : g.rows) {
-    std::vector<Cell> line = {seqlen_label(row.seqlen_q, row.seqlen_k),
-                              fmt::format("{}", row.batch), heads_text(row)};
+    std::vector<Cell> line = {
+        seqlen_label(row.seqlen_q, row.seqlen_k) + describe_serving(row.serving),
+        fmt::format("{}", row.batch), heads_text(row)};
     for (const Kernel& k : g.kernels) {
       const auto it = cells.find(k);
       if (it == cells.end())
@@ -284,12 +287,15 @@ std::string group_table(const Group& g) {
 }
 
 // A panel of one group: a line per kernel through its ok measurements at the group's most common
-// batch and heads, seqlen on the x axis; nothing for a group of one row.
+// batch, heads and serving fields, seqlen on the x axis; nothing for a group of one row.
 std::optional<Panel> group_panel(const GroupKey& key, const Group& g) {
   if (g.rows.size() < 2) return std::nullopt;
-  std::map<std::pair<std::int64_t, std::int64_t>, int> tokens_and_heads;
-  for (const auto& [row, cells] : g.rows)
-    ++tokens_and_heads[{row.batch * row.seqlen_q, row.heads_q}];
+  using Setting = std::tuple<std::int64_t, std::int64_t, ServingFields>;
+  const auto setting = [](const RowKey& r) {
+    return Setting{r.batch * r.seqlen_q, r.heads_q, r.serving};
+  };
+  std::map<Setting, int> tokens_and_heads;
+  for (const auto& [row, cells] : g.rows) ++tokens_and_heads[setting(row)];
   const auto common =
       std::max_element(tokens_and_heads.begin(), tokens_and_heads.end(), [](auto& a, auto& b) {
         return a.second < b.second;
@@ -303,8 +309,7 @@ std::optional<Panel> group_panel(const GroupKey& key, const Group& g) {
   for (const Kernel& k : g.kernels) {
     Series line{label(g.kernels, k), k.peer ? SeriesStyle::dashed_line : SeriesStyle::line, "", {}};
     for (const auto& [row, cells] : g.rows)
-      if (const auto t = ok_tflops(cells, k);
-          t && std::pair{row.batch * row.seqlen_q, row.heads_q} == common)
+      if (const auto t = ok_tflops(cells, k); t && setting(row) == common)
         line.points.push_back({double(row.seqlen_k), *t, ""});
     if (line.points.size() > 1) panel.series.push_back(std::move(line));
   }

@@ -49,13 +49,13 @@ std::string runs_text(const std::set<std::string>& runs) {
 
 std::string training_step_subsection(const std::vector<MeasurementRow>& rows,
                                      const CudnnModel& cudnn_model, const std::string& device) {
-  // Ordered as the ladder's tables: by head dim, mask, then seqlen.
-  const auto order = [](const AttnShape& a, const AttnShape& b) {
-    return std::tie(a.dtype, a.headdim, a.causal, a.seqlen_k, a.seqlen_q, a.batch, a.heads_q,
-                    a.heads_kv, a.headdim_v) < std::tie(b.dtype, b.headdim, b.causal, b.seqlen_k,
-                                                        b.seqlen_q, b.batch, b.heads_q, b.heads_kv,
-                                                        b.headdim_v);
+  // Ordered as the ladder's tables: by head dim, mask, then seqlen; every field of the shape
+  // tells two apart (a paged or ragged shape comes after the plain one).
+  const auto key = [](const AttnShape& s) {
+    return std::tuple(s.dtype, s.headdim, s.causal, s.seqlen_k, s.seqlen_q, s.batch, s.heads_q,
+                      s.heads_kv, s.headdim_v, s.window, serving_fields(s));
   };
+  const auto order = [key](const AttnShape& a, const AttnShape& b) { return key(a) < key(b); };
   std::map<AttnShape, Step, decltype(order)> steps(order);
   for (const MeasurementRow& m : rows) {
     if (m.device != device || !m.ok() || m.median_s <= 0) continue;
