@@ -146,7 +146,7 @@ Status launch_plan(const AttnShape& shape, const AttnBuffers& buffers, Stream st
   params.uniform_pack_units = decode_tiles::pack_units(params.geometry, params.seqlen_k);
   params.scale_log2 = float(1.0 / std::sqrt(double(shape.headdim)) * double(kLog2e));
 
-  const dim3 grid = partition.balanced ? dim3(unsigned(partition.parts_or_splits))
+  const dim3 grid = partition.balanced ? dim3(unsigned(params.parts))
                                        : dim3(unsigned(decode_tiles::row_blocks(shape)),
                                               unsigned(partition.parts_or_splits));
   split_kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(params, plan);
