@@ -1,6 +1,7 @@
 #include "model/describe.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "model/algorithm_traits.hpp"
@@ -43,6 +44,9 @@ std::string prediction_text(const hw::Spec& gpu, const Prediction& p) {
   out += fmt::format("\npredicted: {:.3f} ms, {:.0f} TFLOP/s, {:.1f}% of the {} peak, bound by {}\n",
                      p.time_s * 1e3, p.tflops, 100 * p.fraction_of_peak, to_string(p.shape.dtype),
                      to_string(p.bottleneck));
+  out += fmt::format("\nterms paid beyond {}'s core: {}\n", to_string(p.algorithm),
+                     p.terms.empty() ? std::string("none")
+                                     : fmt::format("{}", fmt::join(p.terms, "; ")));
   out += "\nfactors that are not hardware rates\n";
   for (const Factor& f : p.factors)
     out += fmt::format("  {:<18} {:<8.4g} {}{}\n", f.name, f.value, f.meaning,

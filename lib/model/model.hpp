@@ -143,6 +143,9 @@ struct Prediction {
   double tflops = 0;
   double fraction_of_peak = 0;  // of the dense tensor-core peak for the dtype
   Unit bottleneck = Unit::mma;  // of the whole kernel (hbm when bandwidth-bound)
+  // The terms of Options it paid beyond its algorithm's core (`model` prints them), named as the
+  // profile rows name them; each one's factors are among `factors`.
+  std::vector<std::string_view> terms;
   std::vector<Factor> factors;
   std::string model_version{kModelVersion};
 };

@@ -317,6 +317,7 @@ Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Option
     p.row_max_on_load = row_max_on_load(gpu, s, o);
   }
   p.flops = attention_flops(s, o.pass);
+  p.terms = terms_paid(o, p);
   add_common_factors(gpu, p);
   Result<Prediction> out = predict_family(gpu, s, o, std::move(p));
   if (!out) return out;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/fa2_bwd_tiles.hpp"
@@ -65,6 +67,9 @@ double cta_bytes(const AttnShape& s, const Prediction& p);
 // `cta_overhead_cycles` per CTA), HBM traffic, launches, and the kernel's bottleneck.
 void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction& p,
                     double cta_overhead_cycles);
+
+// --- The terms a prediction paid, for its trace (terms.cpp) ---------------------------------
+std::vector<std::string_view> terms_paid(const Options& o, const Prediction& p);
 
 // --- The naive algorithm (naive.cpp) and the refusals (checks.cpp) --------------------------
 Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p);

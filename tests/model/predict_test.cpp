@@ -720,5 +720,25 @@ TEST(ParseTile, AcceptsMxNOnly) {
   EXPECT_FALSE(parse_tile("128x64x2").ok());
 }
 
+// The trace names every term a prediction paid beyond its algorithm's core, and none for the
+// algorithm alone.
+TEST(Predict, TheTraceNamesTheTermsPaid) {
+  const AttnShape s = square(2, 16, 8192, 128);
+  Options o;
+  o.pass = Pass::bwd;
+  EXPECT_TRUE(run("gb200", Algorithm::fa4, s, o).terms.empty());
+  o.two_cta = true;
+  o.single_tile_grid = true;
+  o.deterministic = true;
+  EXPECT_THAT(run("gb200", Algorithm::fa4, s, o).terms,
+              ::testing::ElementsAre("deterministic kernel (dQ in a fixed order)", "2-CTA pair",
+                                   "single-tile grid"));
+  Options lab;
+  lab.pass = Pass::bwd;
+  lab.group_walking_backward = DqAdd::atomics;
+  EXPECT_THAT(run("h200", Algorithm::fa3, s, lab).terms,
+              ::testing::ElementsAre("the lab's Hopper schedule, dQ by atomics"));
+}
+
 }  // namespace
 }  // namespace fa4::model
