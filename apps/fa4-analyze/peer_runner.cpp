@@ -72,8 +72,22 @@ std::string peers_unavailable(const PeerRunOptions& o) {
   return out.empty() ? fmt::format("{} exited with {}", o.python, code) : out;
 }
 
-void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shapes,
+void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& benched,
                           const PeerRunOptions& o) {
+  // SDPA takes no paged cache, ragged key lengths or split count: the peers would time the plain
+  // shape under the serving shape's name, so those shapes are left to our kernels.
+  std::vector<AttnShape> shapes;
+  std::size_t serving = 0;
+  for (const AttnShape& s : benched)
+    if (serving_fields(s) == ServingFields{})
+      shapes.push_back(s);
+    else
+      ++serving;
+  if (serving > 0)
+    fmt::print("peers: {} left out: SDPA takes no paged KV cache, ragged key lengths or split "
+               "count\n",
+               count_noun(static_cast<long long>(serving), "paged, ragged or split shape"));
+  if (shapes.empty()) return;
   const std::string stamp = fmt::format(
       "{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
   const fs::path results = ctx.db_path + ".peers-" + stamp + ".jsonl";

@@ -19,7 +19,7 @@ struct PeerRunOptions {
 // the reason when not, empty when they are.
 std::string peers_unavailable(const PeerRunOptions& o);
 
-// Runs the peers on `shapes`, writing their JSON Lines next to the database
+// Runs the peers on `shapes` (those with serving fields left out, saying so), writing their JSON Lines next to the database
 // (<db>.peers-<time>.jsonl, kept for the record), and imports them. Throws UserError when the
 // runner fails; what it wrote before failing is still imported.
 void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& shapes,

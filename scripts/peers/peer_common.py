@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 SCHEMA = "fa4-peer/1"
 
@@ -208,12 +208,19 @@ def parse_shape(o: Any, where: str) -> Shape:
     return shape
 
 
+# A shape's serving fields (lib/core/sweep.cpp): a paged KV cache, a ragged batch's key counts (a
+# list or a seeded distribution), a forced split count. SDPA takes none of them, so the runner
+# leaves such shapes out rather than time the contiguous, uniform shape under their name.
+SERVING_KEYS = ("page_size", "seqlens_k", "ragged", "splits")
+
+
 @dataclass
 class Sweep:
     name: str
     description: str
     shapes: List[Shape]
     origin: str
+    left_out: List[str] = field(default_factory=list)  # JSON pointers of the serving shapes
 
 
 def parse_sweep(doc: Any, origin: str) -> Sweep:
@@ -226,14 +233,19 @@ def parse_sweep(doc: Any, origin: str) -> Sweep:
     shapes: List[Shape] = []
     if "grid" in doc:
         shapes.extend(_expand_grid(doc["grid"], f"{origin}: /grid"))
+    left_out: List[str] = []
     if "shapes" in doc:
         if not isinstance(doc["shapes"], list):
             raise SweepError(f"{origin}: /shapes: expected an array of shape objects")
         for i, item in enumerate(doc["shapes"]):
+            if isinstance(item, dict) and any(key in item for key in SERVING_KEYS):
+                left_out.append(f"/shapes/{i}")
+                continue
             shapes.append(parse_shape(item, f"{origin}: /shapes/{i}"))
-    if not shapes:
+    if not shapes and not left_out:
         raise SweepError(f"{origin}: no shapes: give a /grid or a non-empty /shapes array")
-    return Sweep(name=doc["name"], description=description, shapes=shapes, origin=origin)
+    return Sweep(name=doc["name"], description=description, shapes=shapes, origin=origin,
+                 left_out=left_out)
 
 
 def _reject_constant(name: str) -> Any:
@@ -254,11 +266,17 @@ def load_sweep(path: str) -> Sweep:
     return parse_sweep(doc, path)
 
 
-def load_sweeps(paths: Sequence[str]) -> List[Shape]:
-    """The shapes of every file in order, as `fa4-analyze bench --sweep A --sweep B` takes them."""
+def load_sweeps(paths: Sequence[str], note: Optional[Callable[[str], None]] = None) -> List[Shape]:
+    """The shapes of every file in order, as `fa4-analyze bench --sweep A --sweep B` takes them;
+    `note` is told of each file's serving shapes, left out."""
     shapes: List[Shape] = []
     for path in paths:
-        shapes.extend(load_sweep(path).shapes)
+        sweep = load_sweep(path)
+        shapes.extend(sweep.shapes)
+        if note and sweep.left_out:
+            note(f"{path}: {len(sweep.left_out)} paged, ragged or split shapes left out "
+                 f"({', '.join(sweep.left_out)}): SDPA takes no paged KV cache, ragged key "
+                 "lengths or split count")
     return shapes
 
 

@@ -91,6 +91,26 @@ class SweepShapesTest(unittest.TestCase):
         with self.assertRaisesRegex(pc.SweepError, 'x/seqlen_k: missing'):
             pc.parse_shape({"batch": 1, "heads": 4, "seqlen_q": 512, "headdim": 64}, "x")
 
+    def test_serving_shapes_are_left_out_and_named(self):
+        doc = {"name": "d", "shapes": [
+            {"batch": 8, "heads": 32, "heads_kv": 8, "seqlen_q": 1, "seqlen_k": 8192,
+             "headdim": 128},
+            {"batch": 8, "heads": 32, "heads_kv": 8, "seqlen_q": 1, "seqlen_k": 8192,
+             "headdim": 128, "page_size": 16},
+            {"batch": 2, "heads": 32, "heads_kv": 8, "seqlen_q": 1, "seqlens_k": [8, 7],
+             "headdim": 128}]}
+        sweep = pc.parse_sweep(doc, "mem")
+        self.assertEqual(len(sweep.shapes), 1)
+        self.assertEqual(sweep.left_out, ["/shapes/1", "/shapes/2"])
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "d.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            notes = []
+            self.assertEqual(len(pc.load_sweeps([path], notes.append)), 1)
+        self.assertEqual(len(notes), 1)
+        self.assertIn("2 paged, ragged or split shapes left out (/shapes/1, /shapes/2)", notes[0])
+
     def test_every_shipped_sweep_parses(self):
         for name in sorted(os.listdir(SWEEPS)):
             if name.endswith(".json"):

@@ -790,7 +790,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         peers = pc.parse_peers(args.peers)
         passes = pc.passes_of(args.pass_)
         options = options_from(args)
-        shapes = pc.load_sweeps(args.sweep)
+        shapes = pc.load_sweeps(
+            args.sweep, lambda text: print(f"torch_peers.py: note: {text}", file=sys.stderr))
     except pc.UsageError as e:
         print(f"torch_peers.py: error: {e} (--help lists the options)", file=sys.stderr)
         return EXIT_USAGE
