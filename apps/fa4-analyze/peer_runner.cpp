@@ -84,9 +84,10 @@ void run_and_import_peers(const Context& ctx, const std::vector<AttnShape>& benc
     else
       ++serving;
   if (serving > 0)
-    fmt::print("peers: {} left out: SDPA takes no paged KV cache, ragged key lengths or split "
-               "count\n",
-               count_noun(static_cast<long long>(serving), "paged, ragged or split shape"));
+    fmt::print(
+        "peers: {} left out: SDPA takes no paged KV cache, ragged key lengths or split "
+        "count\n",
+        count_noun(static_cast<long long>(serving), "paged, ragged or split shape"));
   if (shapes.empty()) return;
   const std::string stamp = fmt::format(
       "{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
