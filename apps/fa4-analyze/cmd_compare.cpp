@@ -1,7 +1,8 @@
 // fa4-analyze compare BASELINE [CONTENDER]: two runs (or databases, or two kernels of one run)
 // matched configuration by configuration, each with both medians, the ratio and its bootstrap
 // interval, the U test's p, the ratio in SM cycles and a verdict (lib/compare/verdict.hpp); the
-// unmatched configurations listed; a summary line; --fail-on for CI.
+// unmatched configurations listed; a summary line; --fail-on for CI. With several databases (--db
+// twice or more, or a folder), two kernels compared within each, the rows labelled.
 #include <fmt/format.h>
 
 #include <charconv>
@@ -14,6 +15,7 @@
 #include "compare/comparison.hpp"
 #include "compare/output.hpp"
 #include "context.hpp"
+#include "databases.hpp"
 #include "open_store.hpp"
 #include "report/chart_render.hpp"
 #include "report/table_format.hpp"
@@ -59,6 +61,31 @@ compare::Side read(const Context& ctx, const std::string& text, std::string_view
   return std::move(*side);
 }
 
+// Every database of --db (several, or a folder) as one side, each read whole (its latest
+// measurement of each configuration); those with nothing to compare, or of the other kind, left
+// out with a note.
+compare::Side read_databases(const Context& ctx) {
+  std::vector<compare::Side> sides;
+  std::vector<std::string> left_out;
+  for (const LabelledStore& db : open_databases_for_reading(ctx)) {
+    auto side = compare::read_side(db.store, {db.label, std::nullopt, db.label});
+    if (side)
+      sides.push_back(std::move(*side));
+    else
+      fmt::print(stderr, "compare: left out {}: {}\n", db.label, side.error().message);
+  }
+  if (sides.empty())
+    throw UserError(
+        "no database of --db holds measurements or predictions to compare; name databases that "
+        "bench, import or predict wrote");
+  compare::Side merged = compare::merge_sides(std::move(sides), left_out);
+  for (const std::string& label : left_out)
+    fmt::print(stderr, "compare: left out {}: it holds {} where the others hold {}\n", label,
+               merged.predicted ? "measurements" : "predictions",
+               merged.predicted ? "predictions" : "measurements");
+  return merged;
+}
+
 void write_chart(const compare::Comparison& c, const std::string& file) {
   const fs::path out(file);
   if (out.extension() != ".svg" || !report::is_figure_name(out.stem().string()))
@@ -99,6 +126,16 @@ std::string json_of(const compare::Comparison& c) {
 void run_compare(const Context& ctx, const CompareOptions& o) {
   if (o.json + o.csv + o.markdown > 1)
     throw UserError("choose one of --json, --csv and --markdown");
+  const bool several = several_databases(ctx);
+  if (several && (!o.sides.empty() || o.against.empty()))
+    throw UserError(
+        "with several databases (--db given more than once, or a folder) compare pairs two "
+        "kernels within each database: --kernel A --against B, without BASELINE or CONTENDER "
+        "(two databases as sides: compare A.db B.db)");
+  if (o.sides.empty() && !several)
+    throw UserError(
+        "name a BASELINE (and a CONTENDER, or --kernel A --against B): FILE.db:RUN, FILE.db or a "
+        "RUN of --db");
   if (o.sides.size() == 1 && o.against.empty())
     throw UserError(fmt::format(
         "compare {}: name a CONTENDER to compare it with, or compare two kernels of it with "
@@ -118,7 +155,7 @@ void run_compare(const Context& ctx, const CompareOptions& o) {
   compare::Rules rules;
   rules.threshold = parse_threshold(o.threshold);
   rules.alpha = o.alpha;
-  compare::Side baseline = read(ctx, o.sides[0], "BASELINE");
+  compare::Side baseline = several ? read_databases(ctx) : read(ctx, o.sides[0], "BASELINE");
   compare::Side contender = o.sides.size() == 2 ? read(ctx, o.sides[1], "CONTENDER") : baseline;
   auto compared = compare::compare_sides(std::move(baseline), std::move(contender), pairing, rules);
   if (!compared) throw UserError(compared.error().message);
@@ -160,9 +197,10 @@ void setup(CLI::App& app, Context& ctx) {
       "(FASTER, SLOWER, SAME, UNSURE); two prediction runs shape by shape");
   c->add_option("sides", o->sides,
                 "BASELINE [CONTENDER]: FILE.db:RUN (one run), FILE.db (its latest measurement of "
-                "each configuration) or RUN (a run of --db); one side with --kernel A --against B")
-      ->required()
-      ->expected(1, 2);
+                "each configuration) or RUN (a run of --db); one side with --kernel A --against B; "
+                "none with several --db (or a folder): --kernel A --against B within each "
+                "database, each row labelled with it")
+      ->expected(0, 2);
   c->add_option("--kernel", o->kernels,
                 "Only these kernels (algorithms, for predictions); with --against: the baseline "
                 "kernel")

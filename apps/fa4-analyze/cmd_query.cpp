@@ -1,12 +1,15 @@
 // fa4-analyze query "SQL": one read-only statement on the results database, printed as an
 // aligned table, CSV or JSON. Writes are refused; SCHEMA.md in lib/store lists the tables.
+// Several databases are queried one after the other, each row labelled with its database.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 
 #include "context.hpp"
+#include "databases.hpp"
 #include "core/count_noun.hpp"
 #include "integer_option.hpp"
 #include "open_store.hpp"
@@ -84,31 +87,81 @@ class RowPrinter {
   std::size_t printed_ = 0;
 };
 
+// The statement's columns on `db`, read as it is prepared (no row is computed): on several
+// databases every one is checked before a row is printed.
+struct ColumnsRead {
+  std::vector<std::string> names;
+};
+std::vector<std::string> columns_of(const LabelledStore& db, const std::string& sql) {
+  try {
+    take(db.store.query_rows(
+        sql, [](std::vector<std::string> names) { throw ColumnsRead{std::move(names)}; },
+        [](std::vector<store::Value>) { return false; }));
+  } catch (ColumnsRead& read) {
+    return std::move(read.names);
+  }
+  return {};
+}
+
+// The databases to query, each labelled; on several, the statement's columns checked to agree.
+std::vector<LabelledStore> databases_for(const Context& ctx, const QueryOptions& o) {
+  std::vector<LabelledStore> dbs = open_databases_for_reading(ctx);
+  if (!several_databases(ctx)) return dbs;
+  std::vector<std::string> first;
+  for (const LabelledStore& db : dbs) {
+    std::vector<std::string> names;
+    try {
+      names = columns_of(db, o.sql);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("{}: {}", db.label, e.what()));
+    }
+    if (&db == &dbs.front()) {
+      first = std::move(names);
+    } else if (names != first) {
+      throw UserError(fmt::format(
+          "the statement gives other columns on {} ({}) than on {} ({}): the rows of several "
+          "databases go in one table; name the columns in the SELECT",
+          db.label, fmt::join(names, ", "), dbs.front().label, fmt::join(first, ", ")));
+    }
+  }
+  return dbs;
+}
+
 void run_query(const Context& ctx, const QueryOptions& o) {
   const report::TableFormat format = take(report::parse_table_format(o.format));
-  const auto db = open_store_for_reading(ctx);
+  const std::vector<LabelledStore> dbs = databases_for(ctx, o);
+  const bool several = several_databases(ctx);
   RowPrinter printer(format);
   std::size_t rows = 0;
   bool more = false;  // a row beyond --limit exists
   Deadline deadline(o.timeout_s);
-  const Status done = db.query_rows(
-      o.sql, [&](std::vector<std::string> names) { printer.columns(std::move(names)); },
-      [&](std::vector<store::Value> cells) {
-        if (o.limit > 0 && rows == o.limit) {
-          more = true;
-          return false;
-        }
-        printer.row(std::move(cells));
-        ++rows;
-        return true;
-      },
-      [&] { return deadline.passed(); });
-  if (!done && deadline.has_passed())
-    throw UserError(fmt::format(
-        "query stopped after {} s, its time limit (--timeout {}): narrow the query, or pass "
-        "--timeout S for a longer limit (--timeout 0: none)",
-        o.timeout_s, o.timeout_s));
-  take(done);
+  for (const LabelledStore& db : dbs) {
+    const Status done = db.store.query_rows(
+        o.sql,
+        [&](std::vector<std::string> names) {
+          if (several) names.insert(names.begin(), "db");
+          if (&db == &dbs.front()) printer.columns(std::move(names));
+        },
+        [&](std::vector<store::Value> cells) {
+          if (o.limit > 0 && rows == o.limit) {
+            more = true;
+            return false;
+          }
+          if (several) cells.insert(cells.begin(), db.label);
+          printer.row(std::move(cells));
+          ++rows;
+          return true;
+        },
+        [&] { return deadline.passed(); });
+    if (!done && deadline.has_passed())
+      throw UserError(fmt::format(
+          "query stopped after {} s, its time limit (--timeout {}): narrow the query, or pass "
+          "--timeout S for a longer limit (--timeout 0: none)",
+          o.timeout_s, o.timeout_s));
+    if (!done && several) throw UserError(fmt::format("{}: {}", db.label, done.error().message));
+    take(done);
+    if (more) break;
+  }
   printer.finish();
   if (more)
     fmt::print(stderr,
@@ -124,6 +177,11 @@ void setup(CLI::App& app, Context& ctx) {
                          "Run one read-only SQL statement on the results database (tables: runs, "
                          "predictions, measurements, published; views: v_predictions, "
                          "v_latest_predictions, v_measurements, v_runs)");
+  c->footer(
+      "Several databases (--db a.db --db b.db, or --db FOLDER for its *.db): the statement runs "
+      "on each in turn (ATTACH is refused: a query reads only the tool's own tables) and their "
+      "rows make one table with a leading db column; each must give the same columns. --limit "
+      "and --timeout count over all of them; an aggregate (count, max) is one row per database.");
   c->add_option("sql", o->sql, "The statement, e.g. \"SELECT * FROM v_runs\"")->required();
   c->add_option("--format", o->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));

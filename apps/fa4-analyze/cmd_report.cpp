@@ -12,6 +12,7 @@
 #include <set>
 
 #include "context.hpp"
+#include "databases.hpp"
 #include "core/atomic_file.hpp"
 #include "core/count_noun.hpp"
 #include "hw/loader.hpp"
@@ -138,17 +139,23 @@ void run_report(const Context& ctx, const ReportOptions& o) {
   if (!to_stdout) check_chart_folder(chart_folder);
   report::ReportInputs in;
   in.gpus = take(hw::load_all_specs(ctx.models_dir));
-  const auto db = open_store_for_reading(ctx);
+  // Every database --db names (several, or a folder), read one after the other.
+  const std::vector<LabelledStore> dbs = open_databases_for_reading(ctx);
   // The predictions are read as a stream, twice for the digest (the second time only the square
   // shapes) and once as the CSV files are written: a sweep may store millions. A terminal shows
   // how far it got.
   Progress progress("stored predictions read (two passes)", 0);
   const report::ReadPredictions read_store = [&](const store::ReportRowFilter& filter,
                                                  const report::VisitPrediction& visit) {
-    return db.for_each_report_row(filter, [&](const store::ReportRow& row) {
-      visit(row);
-      progress.advance();
-    });
+    for (const LabelledStore& db : dbs)
+      if (Status read = db.store.for_each_report_row(filter,
+                                                     [&](const store::ReportRow& row) {
+                                                       visit(row);
+                                                       progress.advance();
+                                                     });
+          !read)
+        return read;
+    return Status(Ok{});
   };
   in.predictions = take(report::digest_predictions(read_store, in.gpus));
   const auto measured =
@@ -203,7 +210,8 @@ void setup(CLI::App& app, Context& ctx) {
       "Write the markdown report and its charts: a summary, a roofline and a per-unit chart per "
       "GPU, hardware, per-tile cycles, predicted TFLOP/s, measured TFLOP/s against the peers and "
       "the kernel ladder (with the reference runs of data/runs), asymmetric scaling, the model "
-      "against published figures, the model's factors");
+      "against published figures, the model's factors; from every database --db names (given "
+      "more than once, or a folder), each listed where its measurements are shown");
   c->add_option("--out", o->out,
                 "Markdown file to write, replaced whole or not at all and left untouched when "
                 "unchanged (its folder is created); the charts go into a folder beside it named "

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "context.hpp"
+#include "databases.hpp"
 #include "gpu_list.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
@@ -189,8 +190,8 @@ void run_roofline(const Context& ctx, const RooflineOptions& o) {
   const auto shapes = pick_shapes(o);
   std::optional<MeasuredSources> sources;
   if (o.measured)
-    sources = load_measured_sources(ctx, fs::exists(ctx.db_path), o.reference_runs.folder(ctx),
-                                    specs);
+    sources = load_measured_sources(ctx, several_databases(ctx) || fs::exists(ctx.db_path),
+                                    o.reference_runs.folder(ctx), specs);
   std::vector<GpuRoofline> all;
   for (const hw::Spec* gpu : gpus)
     if (auto r = roofline_of(*gpu, o, shapes, specs, sources ? &*sources : nullptr, several))

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -9,7 +10,10 @@ namespace fa4::app {
 
 struct Context {
   std::string models_dir;  // --models, FA4_MODELS, or the source tree's models/
-  std::string db_path;     // --db, FA4_DB, or fa4-results.db
+  std::string db_path;     // --db (the last one given), FA4_DB, or fa4-results.db
+  // Every --db as given (empty: none given, db_path is the default); more than one, or a folder,
+  // for the commands that read several databases (databases.hpp).
+  std::vector<std::string> db_args;
   std::string command_line;  // recorded with each run
   int busy_timeout_ms = 30000;  // --busy-timeout, FA4_BUSY_TIMEOUT_MS: waiting for another writer
 };

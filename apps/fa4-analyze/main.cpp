@@ -35,7 +35,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();
   app.add_option("--models", ctx.models_dir, "Folder of hardware model JSON files (env FA4_MODELS)");
-  app.add_option("--db", ctx.db_path, "Results database (env FA4_DB)");
+  app.add_option_function<std::vector<std::string>>(
+         "--db",
+         [&ctx](const std::vector<std::string>& dbs) {
+           ctx.db_args = dbs;
+           ctx.db_path = dbs.back();
+         },
+         "Results database (env FA4_DB); query, runs, report and compare take it more than once, "
+         "or a folder of databases")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   const std::string busy = env_or("FA4_BUSY_TIMEOUT_MS", "30000");
   if (auto [end, ec] = std::from_chars(busy.data(), busy.data() + busy.size(), ctx.busy_timeout_ms);
       ec != std::errc() || end != busy.data() + busy.size() || ctx.busy_timeout_ms < 0) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <string_view>
 
+#include "databases.hpp"
 #include "open_store.hpp"
 #include "orchestration/bench_prediction.hpp"
 #include "report/measured_runs.hpp"
@@ -150,7 +151,8 @@ std::string ReferenceRunsOptions::folder(const Context& ctx) const {
 MeasuredSources load_measured_sources(const Context& ctx, bool user_db, const std::string& runs_dir,
                                       const std::vector<hw::Spec>& specs) {
   MeasuredSources out;
-  if (user_db) add(out, open_store_for_reading(ctx), ctx.db_path);
+  if (user_db)
+    for (const LabelledStore& db : open_databases_for_reading(ctx)) add(out, db.store, db.label);
   if (!runs_dir.empty()) add_reference_runs(out, ctx, runs_dir);
   orchestration::predict_again(out.measurements, specs);
   return out;

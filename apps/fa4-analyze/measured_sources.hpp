@@ -37,7 +37,8 @@ class ReferenceRunsOptions {
   bool none_ = false;
 };
 
-// Reads --db when it exists (`user_db`) and every *.db in `runs_dir` (when not empty), each
+// Reads --db when it exists (`user_db`; every database it names, databases.hpp) and every *.db
+// in `runs_dir` (when not empty), each
 // through a private copy so the shipped files are never migrated or locked; `specs` (the loaded
 // hardware models) make the current model's predictions. Throws UserError naming the file that
 // cannot be read.

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "databases.hpp"
 #include "user_error.hpp"
 
 namespace fa4::app {
 
 store::Store open_store(const Context& ctx) {
+  refuse_several_databases(ctx);
   return take(store::Store::open(ctx.db_path,
                                  {.busy_timeout = std::chrono::milliseconds(ctx.busy_timeout_ms)}));
 }
@@ -16,6 +18,7 @@ store::Store open_store(const Context& ctx) {
 constexpr std::chrono::milliseconds kReaderCheckBudget{250};
 
 store::Store open_store_for_reading(const Context& ctx) {
+  refuse_several_databases(ctx);
   auto db = take(store::Store::open(
       ctx.db_path,
       {.read_only = true, .busy_timeout = std::chrono::milliseconds(ctx.busy_timeout_ms)}));

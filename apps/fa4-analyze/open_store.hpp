@@ -1,5 +1,6 @@
 // Opening the results database the way every subcommand does: --db, and --busy-timeout for how
-// long to wait for another process writing it. Throws UserError with the store's message.
+// long to wait for another process writing it. Throws UserError with the store's message, and
+// when --db names several databases (the readers of several open them through databases.hpp).
 #pragma once
 
 #include "context.hpp"

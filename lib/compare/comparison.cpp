@@ -10,15 +10,16 @@
 namespace fa4::compare {
 namespace {
 
-// The order rows are listed in: device, pass, dtype, mask, head dims, sequence lengths, batch,
-// heads, window, then kernel and source.
-using Key = std::tuple<std::string, Pass, Dtype, bool, std::int64_t, std::int64_t, std::int64_t,
+// The order rows are listed in: database (when the sides span several), device, pass, dtype,
+// mask, head dims, sequence lengths, batch, heads, window, then kernel and source.
+using Key = std::tuple<std::string, std::string, Pass, Dtype, bool, std::int64_t, std::int64_t, std::int64_t,
                        std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                        std::string, std::string>;
 
 Key key_of(const Entry& e, bool by_kernel) {
   const AttnShape& s = e.shape;
-  return {e.device,
+  return {e.db,
+          e.device,
           e.pass,
           s.dtype,
           s.causal,
@@ -63,8 +64,8 @@ std::string kernels_of(const Side& side) {
 }  // namespace
 
 std::string describe(const Entry& e) {
-  return fmt::format("{} {} {} on {}", e.kernel, to_string(e.pass), fa4::describe(e.shape),
-                     e.device);
+  return fmt::format("{} {} {} on {}{}", e.kernel, to_string(e.pass), fa4::describe(e.shape),
+                     e.device, e.db.empty() ? "" : " in " + e.db);
 }
 
 Result<Comparison> compare_sides(Side baseline, Side contender, const Pairing& pairing,
@@ -90,6 +91,7 @@ Result<Comparison> compare_sides(Side baseline, Side contender, const Pairing& p
       continue;
     }
     Row& row = c.rows.emplace_back();
+    row.db = entry->db;
     row.device = entry->device;
     row.kernel = pairing.against.empty() ? entry->kernel
                                          : fmt::format("{} vs {}", pairing.kernel, pairing.against);

@@ -21,6 +21,7 @@ struct Pairing {
 };
 
 struct Row {
+  std::string db;  // the database of both entries, when the sides span several (merge_sides)
   std::string device;
   std::string kernel;  // "fa3", or "fa3 vs fa4" kernel against kernel
   std::string source;  // of the baseline's entry
@@ -66,7 +67,8 @@ Summary summarize(const Comparison& comparison);
 // (contender / baseline time); 4 unmatched"
 std::string summary_line(const Comparison& comparison);
 
-// "fa3 fwd b4 h16/16 s8192x8192 d128 bf16 causal on NVIDIA H200": one entry, for the lists.
+// "fa3 fwd b4 h16/16 s8192x8192 d128 bf16 causal on NVIDIA H200" (and " in a.db" when the side
+// spans several databases): one entry, for the lists.
 std::string describe(const Entry& entry);
 
 }  // namespace fa4::compare

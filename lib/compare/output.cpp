@@ -29,6 +29,14 @@ Cell or_null(double value, int digits) {
 
 std::string problem(const Row& row) { return fa4::describe(row.shape); }
 
+// A db column at `at` when the sides span several databases (merge_sides).
+void add_db_column(report::Table& t, const Comparison& c, std::size_t at) {
+  if (std::all_of(c.rows.begin(), c.rows.end(), [](const Row& r) { return r.db.empty(); })) return;
+  t.columns.insert(t.columns.begin() + at, report::Column("db"));
+  for (std::size_t i = 0; i < t.rows.size(); ++i)
+    t.rows[i].insert(t.rows[i].begin() + at, c.rows[i].db);
+}
+
 }  // namespace
 
 report::Table comparison_table(const Comparison& c) {
@@ -54,6 +62,7 @@ report::Table comparison_table(const Comparison& c) {
                         or_null(r.judgement.ratio, 4), bottleneck,
                         std::string(to_string(r.judgement.verdict))});
     }
+    add_db_column(t, c, 0);
     return t;
   }
   t.columns = {"#",
@@ -87,6 +96,7 @@ report::Table comparison_table(const Comparison& c) {
                       tested ? significant(std::max(j.p, 1e-300), 2) : Cell{std::monostate{}},
                       or_null(j.cycle_ratio, 4), std::string(to_string(j.verdict)), j.reason});
   }
+  add_db_column(t, c, 1);
   return t;
 }
 

@@ -14,7 +14,7 @@ namespace fa4::compare {
 // One row per configuration. Measured: device, kernel, source, pass, problem, both medians (ms)
 // and sample counts, the ratio, its interval, p, the ratio in SM cycles, the verdict and why.
 // Predicted: gpu, algorithm, pass, problem, both times (ms), the ratio, both bottlenecks, the
-// verdict.
+// verdict. A db column (after #) when the sides span several databases.
 report::Table comparison_table(const Comparison& comparison);
 
 // The unmatched configurations, one line each ("only in BASELINE a.db:2: ..."); empty when none.

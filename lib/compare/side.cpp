@@ -223,4 +223,25 @@ Result<Side> read_side(const store::Store& db, const SideSpec& spec) {
   return side;
 }
 
+Side merge_sides(std::vector<Side> sides, std::vector<std::string>& left_out) {
+  const bool measured =
+      std::any_of(sides.begin(), sides.end(), [](const Side& s) { return !s.predicted; });
+  Side merged;
+  merged.predicted = !measured;
+  std::size_t kept = 0;
+  for (Side& side : sides) {
+    if (side.predicted != merged.predicted) {
+      left_out.push_back(side.label);
+      continue;
+    }
+    ++kept;
+    for (Entry& e : side.entries) {
+      e.db = side.label;
+      merged.entries.push_back(std::move(e));
+    }
+  }
+  merged.label = fmt::format("{} databases", kept);
+  return merged;
+}
+
 }  // namespace fa4::compare

@@ -37,6 +37,7 @@ struct Entry {
   SideSamples samples;     // measured: the samples and their flags
   double predicted_s = 0;  // predicted: the model's time
   std::string bottleneck;  // predicted: the kernel's bottleneck
+  std::string db;          // the database it came from, when a side spans several; else empty
 };
 
 struct Side {
@@ -50,5 +51,11 @@ struct Side {
 // predictions when it has no measurement. Refuses a run that does not exist (naming the runs
 // there) and a run with nothing to compare.
 Result<Side> read_side(const store::Store& db, const SideSpec& spec);
+
+// Several databases' sides as one, labelled "N databases", each entry labelled with its side's
+// label (its database) so that kernel against kernel pairs entries of one database alone. Sides
+// of the other kind are left out, their labels added to `left_out`: predictions beside
+// measurements (the measured ones are kept when any is). Needs at least one side.
+Side merge_sides(std::vector<Side> sides, std::vector<std::string>& left_out);
 
 }  // namespace fa4::compare
