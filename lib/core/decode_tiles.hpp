@@ -103,6 +103,13 @@ inline std::int64_t total_units(const AttnShape& shape) {
 constexpr std::int64_t balanced_parts(std::int64_t units, int most) {
   return std::max<std::int64_t>(1, std::min<std::int64_t>(units, most));
 }
+// Whether the registry entry deals units (else it runs each row block whole in one CTA, with no
+// partials and no combine): unless a uniform batch's row blocks already fill the SMs, where the
+// whole row blocks were 2% faster (b32 at 8k keys, lib/kernels/decode/NOTES.md, run 7). A ragged
+// batch is always dealt: its row blocks differ in length.
+inline bool balanced_is_chosen(const AttnShape& shape, int sms) {
+  return !shape.seqlens_k.empty() || row_blocks(shape) < sms;
+}
 // Part c's range is [first_unit(c), first_unit(c + 1)); unit u lies in part part_of(u).
 constexpr std::int64_t first_unit(std::int64_t c, std::int64_t units, std::int64_t parts) {
   return c * units / parts;

@@ -65,6 +65,15 @@ TEST(DecodeBalanced, OneCtaPerSmUnlessFewerUnits) {
   EXPECT_EQ(balanced_parts(0, kH200Sms), 1);
 }
 
+TEST(DecodeBalanced, IsChosenUnlessUniformRowBlocksFillTheSms) {
+  EXPECT_TRUE(balanced_is_chosen(decode(8, 32, 1, 32768), kH200Sms));   // 64 row blocks
+  EXPECT_FALSE(balanced_is_chosen(decode(32, 32, 1, 8192), kH200Sms));  // 256 row blocks
+  AttnShape ragged = decode(32, 32, 1, 8192);
+  ragged.seqlens_k.assign(32, 100);
+  ragged.seqlens_k[0] = 8192;
+  EXPECT_TRUE(balanced_is_chosen(ragged, kH200Sms));
+}
+
 // Parts tile the units exactly, in ranges whose sizes differ by at most one, and part_of inverts
 // first_unit; the slots r + c of the parts covering row block r never collide.
 TEST(DecodeBalanced, PartsTileTheUnitsAndSlotsNeverCollide) {

@@ -200,10 +200,12 @@ Status launch_partition(const AttnShape& shape, const AttnBuffers& buffers, Stre
              : launch_for_element<__half>(shape, buffers, stream, partition);
 }
 
-// The registry entry's partition: the shape's split count when it forces one, else balanced over
-// one CTA per SM.
+// The registry entry's partition (decode_tiles::balanced_is_chosen): the shape's split count when
+// it forces one; whole row blocks when a uniform batch's row blocks fill the SMs; else balanced
+// over one CTA per SM.
 Partition chosen_partition(const AttnShape& shape, int sms) {
   if (shape.splits) return Partition{false, int(shape.splits)};
+  if (!decode_tiles::balanced_is_chosen(shape, sms)) return Partition{false, 1};
   return Partition{true, int(decode_tiles::balanced_parts(decode_tiles::total_units(shape), sms))};
 }
 
