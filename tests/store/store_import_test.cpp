@@ -9,17 +9,8 @@
 namespace fa4::store {
 namespace {
 
-Store memory_store() {
-  auto store = Store::open(":memory:");
-  if (!store) throw std::runtime_error(store.error().message);
-  return std::move(store).value();
-}
-
-std::int64_t count(const Store& store, const std::string& sql) {
-  auto table = store.query(sql);
-  EXPECT_TRUE(table.ok()) << table.error().message;
-  return std::get<std::int64_t>(table->rows.at(0).at(0));
-}
+using testing::first_integer;
+using testing::memory_store;
 
 Measurement peer(const std::string& key, int seqlen, double tflops) {
   Measurement m;
@@ -56,9 +47,9 @@ TEST(ImportRuns, AddsEachKeyOnceAndCountsTheRest) {
   EXPECT_EQ(again->runs, 0);
   EXPECT_EQ(again->added, 0);
   EXPECT_EQ(again->already_present, 2);
-  EXPECT_EQ(count(store, "SELECT COUNT(*) FROM measurements"), 2);
-  EXPECT_EQ(count(store, "SELECT COUNT(*) FROM runs WHERE kind = 'import'"), 1);
-  EXPECT_EQ(count(store, "SELECT COUNT(*) FROM samples"), 4);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM measurements"), 2);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM runs WHERE kind = 'import'"), 1);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM samples"), 4);
 }
 
 TEST(ImportRuns, OneBadMeasurementLoadsNothing) {
@@ -69,8 +60,8 @@ TEST(ImportRuns, OneBadMeasurementLoadsNothing) {
                                          imported({bad})});
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(result.error().message, ::testing::HasSubstr("needs a reason"));
-  EXPECT_EQ(count(store, "SELECT COUNT(*) FROM measurements"), 0);
-  EXPECT_EQ(count(store, "SELECT COUNT(*) FROM runs"), 0);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM measurements"), 0);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM runs"), 0);
 }
 
 TEST(MeasurementsForReport, KeepsTheLatestOfEachProblem) {
@@ -111,8 +102,8 @@ TEST(RecordCeilings, TheLatestOfEachUnitWins) {
   EXPECT_EQ(latest->at(1).ceiling.unit, "wgmma_bf16");
   EXPECT_DOUBLE_EQ(latest->at(1).ceiling.value, 650);
   EXPECT_EQ(latest->at(1).run_id, *two);
-  EXPECT_EQ(count(store, "SELECT COUNT(*) FROM ceiling_samples"), 9);
-  EXPECT_EQ(count(store, "SELECT ceilings FROM v_runs WHERE id = 1"), 2);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM ceiling_samples"), 9);
+  EXPECT_EQ(first_integer(store, "SELECT ceilings FROM v_runs WHERE id = 1"), 2);
 }
 
 TEST(RecordCeilings, ANonPositiveValueRecordsNone) {
@@ -121,7 +112,7 @@ TEST(RecordCeilings, ANonPositiveValueRecordsNone) {
   const Status done = store.record_ceilings(*run, {ceiling("fma_fp32", 60), ceiling("smem", 0)});
   ASSERT_FALSE(done.ok());
   EXPECT_THAT(done.error().message, ::testing::HasSubstr("smem"));
-  EXPECT_EQ(count(store, "SELECT COUNT(*) FROM ceilings"), 0);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM ceilings"), 0);
 }
 
 }  // namespace

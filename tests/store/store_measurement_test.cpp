@@ -8,19 +8,10 @@
 namespace fa4::store {
 namespace {
 
+using testing::memory_store;
+const auto& cell = testing::first_cell;
+
 using ::testing::HasSubstr;
-
-Store memory_store() {
-  auto store = Store::open(":memory:");
-  if (!store) throw std::runtime_error(store.error().message);
-  return std::move(store).value();
-}
-
-Value cell(const Store& store, const std::string& sql) {
-  auto table = store.query(sql);
-  EXPECT_TRUE(table.ok()) << table.error().message;
-  return table->rows.at(0).at(0);
-}
 
 Measurement timed() {
   Measurement m;

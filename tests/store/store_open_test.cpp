@@ -12,6 +12,7 @@
 namespace fa4::store {
 namespace {
 
+using testing::first_integer;
 using ::testing::HasSubstr;
 using testing::raw_exec;
 using testing::raw_open;
@@ -20,12 +21,6 @@ using testing::TempDir;
 using testing::write_bytes;
 
 constexpr OpenOptions kQuick{.create = true, .busy_timeout = std::chrono::milliseconds(50)};
-
-std::int64_t scalar(const Store& store, const std::string& sql) {
-  auto table = store.query(sql);
-  EXPECT_TRUE(table.ok()) << table.error().message;
-  return std::get<std::int64_t>(table->rows.at(0).at(0));
-}
 
 std::string refusal(const std::string& path, const OpenOptions& options = kQuick) {
   auto store = Store::open(path, options);
@@ -36,14 +31,16 @@ std::string refusal(const std::string& path, const OpenOptions& options = kQuick
 TEST(StoreOpen, InMemoryHasTheLatestSchema) {
   auto store = Store::open(":memory:");
   ASSERT_TRUE(store.ok()) << store.error().message;
-  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
-  EXPECT_EQ(scalar(*store, "SELECT COUNT(*) FROM schema_version"), latest_schema_version());
+  EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
+            latest_schema_version());
+  EXPECT_EQ(first_integer(*store, "SELECT COUNT(*) FROM schema_version"), latest_schema_version());
   for (const char* name :
        {"runs", "predictions", "prediction_factors", "measurements", "samples", "published",
         "v_predictions", "v_latest_predictions", "v_runs", "v_measurements"}) {
-    EXPECT_EQ(scalar(*store,
-                     std::string("SELECT COUNT(*) FROM sqlite_master WHERE name = '") + name + "'"),
-              1)
+    EXPECT_EQ(
+        first_integer(
+            *store, std::string("SELECT COUNT(*) FROM sqlite_master WHERE name = '") + name + "'"),
+        1)
         << name;
   }
 }
@@ -78,7 +75,8 @@ TEST(StoreOpen, AnEmptyFileBecomesANewDatabase) {
   write_bytes(path, "");
   auto store = Store::open(path);
   ASSERT_TRUE(store.ok()) << store.error().message;
-  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
+  EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
+            latest_schema_version());
 }
 
 TEST(StoreOpen, MigratesAVersionOneDatabaseForward) {
@@ -98,8 +96,9 @@ TEST(StoreOpen, MigratesAVersionOneDatabaseForward) {
   }
   auto store = Store::open(path);
   ASSERT_TRUE(store.ok()) << store.error().message;
-  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
-  EXPECT_EQ(scalar(*store, "SELECT COUNT(*) FROM measurements"), 0);
+  EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
+            latest_schema_version());
+  EXPECT_EQ(first_integer(*store, "SELECT COUNT(*) FROM measurements"), 0);
   auto runs = store->list_runs();
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   ASSERT_EQ(runs->size(), 1u);
@@ -131,12 +130,13 @@ TEST(StoreOpen, MigratesAVersionThreeDatabaseToTheSlidingWindow) {
   }
   auto store = Store::open(path);
   ASSERT_TRUE(store.ok()) << store.error().message;
-  EXPECT_EQ(scalar(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
-  EXPECT_EQ(scalar(*store, "SELECT sliding_window FROM predictions"), 0);
-  EXPECT_EQ(scalar(*store, "SELECT COUNT(*) FROM v_latest_predictions"), 1);
-  EXPECT_EQ(scalar(*store,
-                   "SELECT COUNT(*) FROM published WHERE tflops = 1200 AND "
-                   "sliding_window = 0 AND notes = 'n'"),
+  EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
+            latest_schema_version());
+  EXPECT_EQ(first_integer(*store, "SELECT sliding_window FROM predictions"), 0);
+  EXPECT_EQ(first_integer(*store, "SELECT COUNT(*) FROM v_latest_predictions"), 1);
+  EXPECT_EQ(first_integer(*store,
+                          "SELECT COUNT(*) FROM published WHERE tflops = 1200 AND "
+                          "sliding_window = 0 AND notes = 'n'"),
             1);
 }
 

@@ -14,17 +14,13 @@
 namespace fa4::store {
 namespace {
 
+using testing::memory_store;
+
 using ::testing::HasSubstr;
 using testing::raw_exec;
 using testing::raw_open;
 using testing::sample_prediction;
 using testing::TempDir;
-
-Store memory_store() {
-  auto store = Store::open(":memory:");
-  if (!store) throw std::runtime_error(store.error().message);
-  return std::move(store).value();
-}
 
 std::int64_t count(const Store& store, const std::string& table) {
   return std::get<std::int64_t>(store.query("SELECT COUNT(*) FROM " + table)->rows.at(0).at(0));

@@ -15,28 +15,16 @@
 namespace fa4::store {
 namespace {
 
+using testing::first_cell;
+using testing::first_integer;
+using testing::memory_store;
+
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::raw_exec;
 using testing::raw_open;
 using testing::sample_prediction;
 using testing::TempDir;
-
-Store memory_store() {
-  auto store = Store::open(":memory:");
-  if (!store) throw std::runtime_error(store.error().message);
-  return std::move(store).value();
-}
-
-Value cell(const Store& store, const std::string& sql) {
-  auto table = store.query(sql);
-  EXPECT_TRUE(table.ok()) << table.error().message;
-  return table->rows.at(0).at(0);
-}
-
-std::int64_t integer(const Store& store, const std::string& sql) {
-  return std::get<std::int64_t>(cell(store, sql));
-}
 
 // Decode on a paged cache, a ragged batch of four (one empty), four splits forced.
 AttnShape serving_shape() {
@@ -70,9 +58,10 @@ TEST(StoreServing, APredictionKeepsPagesRaggedKeysAndSplits) {
   auto run = store.begin_run(testing::run_info(RunKind::predict, "rev"));
   ASSERT_TRUE(run.ok());
   ASSERT_TRUE(store.record_predictions(*run, {p}).ok());
-  EXPECT_EQ(std::get<std::string>(cell(store, "SELECT seqlens_k FROM predictions")),
+  EXPECT_EQ(std::get<std::string>(first_cell(store, "SELECT seqlens_k FROM predictions")),
             "8192,100,0,4097");
-  EXPECT_EQ(integer(store, "SELECT page_size * 100 + splits FROM v_latest_predictions"), 1604);
+  EXPECT_EQ(first_integer(store, "SELECT page_size * 100 + splits FROM v_latest_predictions"),
+            1604);
   auto rows = store.predictions_for_report();
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows->size(), 1u);
@@ -119,8 +108,8 @@ TEST(StoreServing, EachServingFieldMakesAnotherProblem) {
     predictions.back().shape = shape;
   }
   ASSERT_TRUE(store.record_predictions(*run, predictions).ok());
-  EXPECT_EQ(integer(store, "SELECT COUNT(*) FROM v_latest_measurements"), 5);
-  EXPECT_EQ(integer(store, "SELECT COUNT(*) FROM v_latest_predictions"), 5);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM v_latest_measurements"), 5);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM v_latest_predictions"), 5);
   auto rows = store.measurements_for_report();
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   EXPECT_EQ(rows->size(), 5u);
@@ -142,9 +131,10 @@ TEST(StoreServing, APagedPublishedFigureIsAnotherFigure) {
   ASSERT_TRUE(store.record_published({contiguous, paged}).ok());
   paged.tflops = 18;
   ASSERT_TRUE(store.record_published({paged}).ok());
-  EXPECT_EQ(integer(store, "SELECT COUNT(*) FROM published"), 2);
-  EXPECT_EQ(std::get<double>(cell(store, "SELECT tflops FROM published WHERE page_size = 16")),
-            18.0);
+  EXPECT_EQ(first_integer(store, "SELECT COUNT(*) FROM published"), 2);
+  EXPECT_EQ(
+      std::get<double>(first_cell(store, "SELECT tflops FROM published WHERE page_size = 16")),
+      18.0);
 }
 
 // A version-4 database (before the serving fields): every row keeps its fields and gets a
@@ -171,15 +161,17 @@ TEST(StoreServing, MigratesAVersionFourDatabase) {
   }
   auto store = Store::open(path);
   ASSERT_TRUE(store.ok()) << store.error().message;
-  EXPECT_EQ(integer(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
-  EXPECT_EQ(integer(*store,
-                    "SELECT COUNT(*) FROM v_latest_measurements WHERE page_size = 0 AND "
-                    "seqlens_k = '' AND splits = 0 AND tflops = 5.7 AND seqlen_k = 32768"),
+  EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
+            latest_schema_version());
+  EXPECT_EQ(first_integer(*store,
+                          "SELECT COUNT(*) FROM v_latest_measurements WHERE page_size = 0 AND "
+                          "seqlens_k = '' AND splits = 0 AND tflops = 5.7 AND seqlen_k = 32768"),
             1);
-  EXPECT_EQ(integer(*store,
+  EXPECT_EQ(
+      first_integer(*store,
                     "SELECT COUNT(*) FROM published WHERE tflops = 1200 AND notes = 'n' AND "
                     "sliding_window = 1024 AND page_size = 0 AND seqlens_k = '' AND splits = 0"),
-            1);
+      1);
   auto rows = store->measurements_for_report();
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows->size(), 1u);
@@ -198,7 +190,8 @@ TEST(StoreServing, EveryShippedRunOpensMigrated) {
     fs::copy_file(entry.path(), copy);
     auto store = Store::open(copy, {.create = false, .read_only = true});
     ASSERT_TRUE(store.ok()) << store.error().message;
-    EXPECT_EQ(integer(*store, "SELECT MAX(version) FROM schema_version"), latest_schema_version());
+    EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
+              latest_schema_version());
     auto measurements = store->measurements_for_report();
     ASSERT_TRUE(measurements.ok()) << copy << ": " << measurements.error().message;
     auto predictions = store->predictions_for_report();

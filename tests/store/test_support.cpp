@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <fstream>
@@ -36,6 +37,24 @@ Db raw_open(const std::string& path) {
 
 void raw_exec(sqlite3* db, const std::string& sql) {
   if (auto done = exec(db, sql); !done) throw std::runtime_error(done.error().message);
+}
+
+Store memory_store() {
+  auto store = Store::open(":memory:");
+  if (!store) throw std::runtime_error(store.error().message);
+  return std::move(store).value();
+}
+
+Value first_cell(const Store& store, const std::string& sql) {
+  auto table = store.query(sql);
+  EXPECT_TRUE(table.ok()) << table.error().message;
+  if (!table || table->rows.empty() || table->rows[0].empty())
+    throw std::runtime_error("no cell from " + sql);
+  return table->rows[0][0];
+}
+
+std::int64_t first_integer(const Store& store, const std::string& sql) {
+  return std::get<std::int64_t>(first_cell(store, sql));
 }
 
 RunInfo run_info(RunKind kind, std::string revision) {

@@ -31,6 +31,13 @@ void write_bytes(const std::string& path, const std::string& bytes);
 Db raw_open(const std::string& path);
 void raw_exec(sqlite3* db, const std::string& sql);
 
+// A new in-memory store; throws on failure.
+Store memory_store();
+
+// The first cell of `sql`'s first row (a failed query fails the test), and that cell as an integer.
+Value first_cell(const Store& store, const std::string& sql);
+std::int64_t first_integer(const Store& store, const std::string& sql);
+
 // A run of `kind` at `revision`, from host "test", other fields empty.
 RunInfo run_info(RunKind kind, std::string revision);
 
