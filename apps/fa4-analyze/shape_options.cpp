@@ -81,7 +81,9 @@ void ShapeOptions::add_ragged_keys(AttnShape& s) const {
           "out --batch",
           s.seqlens_k.size(), s.batch));
   }
-  if (drawn) s.seqlens_k = ragged_key_counts(take(parse_ragged(ragged_, "--ragged")), s.batch);
+  if (drawn)
+    s.seqlens_k =
+        take(ragged_key_counts(take(parse_ragged(ragged_, "--ragged")), s.batch, "--ragged"));
   // The capacity of a ragged batch is its longest sequence unless a key length is given.
   if (!s.seqlens_k.empty() && seqlen_k_flag_->count() == 0 && seqlen_flag_->count() == 0)
     s.seqlen_k = std::max<std::int64_t>(1, std::ranges::max(s.seqlens_k));

@@ -74,7 +74,13 @@ Status check_ragged(const RaggedDistribution& d, const std::string& where) {
   return Ok{};
 }
 
-std::vector<std::int64_t> ragged_key_counts(const RaggedDistribution& d, std::int64_t batch) {
+Result<std::vector<std::int64_t>> ragged_key_counts(const RaggedDistribution& d, std::int64_t batch,
+                                                    const std::string& where) {
+  if (batch < 1 || batch > kMaxRaggedBatch)
+    return Error{fmt::format(
+        "{}: batch = {}; a drawn ragged batch has 1 to 2^24 sequences (list longer ones' counts "
+        "as seqlens_k)",
+        where, batch)};
   std::mt19937_64 engine(static_cast<std::uint64_t>(d.seed));
   const double low = std::log(double(d.min));
   const double span = std::log(double(d.max) + 1.0) - low;

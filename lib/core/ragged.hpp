@@ -33,8 +33,14 @@ struct RaggedDistribution {
 // The bounds a distribution needs: 1 <= min <= max <= 2^40, seed >= 0; errors start with `where`.
 Status check_ragged(const RaggedDistribution& d, const std::string& where);
 
-// The `batch` counts of a checked distribution.
-std::vector<std::int64_t> ragged_key_counts(const RaggedDistribution& d, std::int64_t batch);
+// The most sequences a distribution draws for: a batch beyond it is refused before anything is
+// drawn (a typo'd batch must not allocate terabytes before validate() can refuse the shape).
+inline constexpr std::int64_t kMaxRaggedBatch = std::int64_t{1} << 24;
+
+// The `batch` counts of a checked distribution; a batch outside 1 .. kMaxRaggedBatch is an error
+// that starts with `where`.
+Result<std::vector<std::int64_t>> ragged_key_counts(const RaggedDistribution& d, std::int64_t batch,
+                                                    const std::string& where);
 
 // "MIN:MAX:SEED" ("128:8192:1"), checked; errors start with `where`.
 Result<RaggedDistribution> parse_ragged(std::string_view text, const std::string& where);

@@ -178,7 +178,9 @@ Status read_ragged_distribution(const json& o, const std::string& where, AttnSha
     *field = spec.at(key).get<std::int64_t>();
   }
   if (auto ok = check_ragged(d, at); !ok) return ok.error();
-  s.seqlens_k = ragged_key_counts(d, s.batch);
+  auto counts = ragged_key_counts(d, s.batch, at);
+  if (!counts) return counts.error();
+  s.seqlens_k = std::move(counts).value();
   return Ok{};
 }
 

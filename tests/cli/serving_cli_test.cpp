@@ -32,7 +32,7 @@ TEST_F(Serving, ModelDescribesPagesRaggedKeysAndSplits) {
 TEST_F(Serving, RaggedDrawsTheBatchsCountsAsASweepFileDoes) {
   const Outcome o = run(std::string("model ") + kDecode + " --batch 16 --ragged 128:8192:1");
   ASSERT_EQ(o.code, 0) << o.err;
-  const std::vector<std::int64_t> counts = ragged_key_counts({128, 8192, 1}, 16);
+  const std::vector<std::int64_t> counts = *ragged_key_counts({128, 8192, 1}, 16, "d");
   std::int64_t sum = 0;
   for (const std::int64_t c : counts) sum += c;
   const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
@@ -64,7 +64,7 @@ TEST_F(Serving, PredictRecordsAPagedRaggedShapeFromASweepFile) {
           "v_latest_predictions ORDER BY page_size, seqlens_k\"");
   ASSERT_EQ(q.code, 0) << q.err;
   EXPECT_EQ(q.out, "page_size,seqlens_k,splits\n0,,0\n16,,0\n16,\"" +
-                       format_key_counts(ragged_key_counts({16, 4096, 3}, 4)) + "\",0\n");
+                       format_key_counts(*ragged_key_counts({16, 4096, 3}, 4, "d")) + "\",0\n");
 }
 
 TEST_F(Serving, BadServingFlagsAreRefusedNamingTheFlagAndTheFix) {

@@ -35,18 +35,18 @@ TEST(KeyCounts, AnItemThatIsNoCountIsNamed) {
 // ragged batch of every sweep file, and the stored problems with them.
 TEST(RaggedDistribution, TheSameSeedGivesTheSameCountsEverywhere) {
   const RaggedDistribution d{.min = 128, .max = 8192, .seed = 1};
-  const std::vector<std::int64_t> counts = ragged_key_counts(d, 6);
-  EXPECT_EQ(counts, ragged_key_counts(d, 6));
+  const std::vector<std::int64_t> counts = *ragged_key_counts(d, 6, "d");
+  EXPECT_EQ(counts, *ragged_key_counts(d, 6, "d"));
   EXPECT_EQ(format_key_counts(counts), "223,225,836,139,550,5666");
-  EXPECT_NE(counts, ragged_key_counts({.min = 128, .max = 8192, .seed = 2}, 6));
+  EXPECT_NE(counts, *ragged_key_counts({.min = 128, .max = 8192, .seed = 2}, 6, "d"));
   // A longer batch of the same seed starts with the same sequences.
-  const std::vector<std::int64_t> longer = ragged_key_counts(d, 16);
+  const std::vector<std::int64_t> longer = *ragged_key_counts(d, 16, "d");
   EXPECT_TRUE(std::equal(counts.begin(), counts.end(), longer.begin()));
 }
 
 TEST(RaggedDistribution, CountsAreWithinTheBoundsAndLogUniform) {
   const std::vector<std::int64_t> counts =
-      ragged_key_counts({.min = 1, .max = 1023, .seed = 7}, 20000);
+      *ragged_key_counts({.min = 1, .max = 1023, .seed = 7}, 20000, "d");
   EXPECT_EQ(*std::min_element(counts.begin(), counts.end()), 1);
   EXPECT_EQ(*std::max_element(counts.begin(), counts.end()), 1023);
   // Log-uniform over [1, 1024): half the mass below 32, a tenth below 2.
@@ -56,7 +56,7 @@ TEST(RaggedDistribution, CountsAreWithinTheBoundsAndLogUniform) {
   };
   EXPECT_NEAR(below(32), 0.5, 0.02);
   EXPECT_NEAR(below(2), 0.1, 0.01);
-  EXPECT_EQ(ragged_key_counts({.min = 5, .max = 5, .seed = 3}, 4),
+  EXPECT_EQ(*ragged_key_counts({.min = 5, .max = 5, .seed = 3}, 4, "d"),
             (std::vector<std::int64_t>{5, 5, 5, 5}));
 }
 
@@ -68,6 +68,19 @@ TEST(RaggedDistribution, BoundsAndSeedAreChecked) {
     EXPECT_EQ(error_of(check_ragged(bad, "r")).rfind("r: min = ", 0), 0u);
   EXPECT_EQ(error_of(check_ragged({.min = 1, .max = 2, .seed = -1}, "r")).rfind("r: seed = -1", 0),
             0u);
+}
+
+// A batch beyond 2^24 sequences is refused before a count is drawn (a typo'd batch of 10^12
+// would otherwise allocate terabytes before validate() could refuse the shape).
+TEST(RaggedDistribution, AnAbsurdBatchIsRefusedBeforeDrawing) {
+  const RaggedDistribution d{.min = 1, .max = 9, .seed = 1};
+  EXPECT_EQ(ragged_key_counts(d, 1000000000000, "r")
+                .error()
+                .message.rfind(
+                    "r: batch = 1000000000000; a drawn ragged batch has 1 to 2^24 sequences", 0),
+            0u);
+  EXPECT_FALSE(ragged_key_counts(d, 0, "r").ok());
+  EXPECT_EQ(ragged_key_counts(d, kMaxRaggedBatch, "r")->size(), std::size_t(kMaxRaggedBatch));
 }
 
 TEST(RaggedDistribution, TheFlagTextIsMinMaxSeed) {

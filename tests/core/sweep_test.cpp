@@ -116,7 +116,7 @@ TEST(ParseSweep, ARaggedDistributionExpandsToTheBatchsKeyCounts) {
       "r.json");
   ASSERT_TRUE(sweep.ok()) << sweep.error().message;
   const AttnShape& shape = sweep->shapes[0];
-  EXPECT_EQ(shape.seqlens_k, ragged_key_counts({.min = 128, .max = 8192, .seed = 1}, 16));
+  EXPECT_EQ(shape.seqlens_k, *ragged_key_counts({.min = 128, .max = 8192, .seed = 1}, 16, "d"));
   EXPECT_EQ(shape.seqlen_k, *std::max_element(shape.seqlens_k.begin(), shape.seqlens_k.end()));
   const std::string head = R"({"name": "r", "shapes": [{"batch": 2, "heads": 8, "seqlen_q": 1,
                               "headdim": 64, )";
@@ -134,6 +134,10 @@ TEST(ParseSweep, ARaggedDistributionExpandsToTheBatchsKeyCounts) {
             0u);
   EXPECT_EQ(error_of(head + R"("ragged": {"min": 1, "max": 9, "seed": 1}, "seqlens_k": [1, 2]}]})")
                 .rfind("s.json: /shapes/0/ragged: the shape gives its key counts twice", 0),
+            0u);
+  EXPECT_EQ(error_of(R"({"name": "r", "shapes": [{"batch": 1000000000000, "heads": 1,
+                "seqlen_q": 1, "headdim": 8, "ragged": {"min": 1, "max": 9, "seed": 1}}]})")
+                .rfind("s.json: /shapes/0/ragged: batch = 1000000000000; a drawn ragged batch", 0),
             0u);
   // A capacity given below the longest drawn count is refused by validate().
   EXPECT_NE(error_of(head + R"("seqlen_k": 100, "ragged": {"min": 1000, "max": 2000, "seed": 1}}]})")
