@@ -191,7 +191,7 @@ struct OpenOptions {
   // true: open for reading only (never creates): the file and its folder may be read-only (a
   // read-only folder or mount is read as immutable), nothing is written, and a damaged database
   // is opened, not refused: the caller asks check_integrity() and warns. A database of an older
-  // schema is migrated first when it is writable, and refused when it is not.
+  // schema is read through a copy migrated in memory; the file is never upgraded by a reader.
   bool read_only = false;
   // How long to wait for another process that holds the database's lock: long enough for
   // another fa4-analyze to record a large batch, so concurrent writers queue rather than fail.

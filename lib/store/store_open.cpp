@@ -311,7 +311,7 @@ bool cannot_create_shm(sqlite3* db) {
 
 struct Reader {
   Db db;
-  bool needs_migration = false;  // an older schema, and the file is writable
+  int version = 0;  // older than the latest: read through a migrated copy
 };
 
 // Opens an existing database for reading only: see OpenOptions::read_only. `busy`: whether a
@@ -331,15 +331,35 @@ Result<Reader> open_reader(const std::string& path, const OpenOptions& options, 
     if (!immutable && !count_schema_objects(db.get()) && cannot_create_shm(db.get())) continue;
     auto state = schema_state(db.get(), path, options, busy);
     if (!state) return state.error();
-    if (state->version == latest_schema_version()) return Reader{std::move(db)};
-    if (writable) return Reader{nullptr, true};
-    return Error{fmt::format(
-        "results database {} has schema {}, older than this fa4-analyze's {}, and cannot be "
-        "upgraded where it is (read-only): copy it to a writable folder and pass the copy with "
-        "--db",
-        path, state->version, latest_schema_version())};
+    return Reader{std::move(db), state->version};
   }
   return Error{fmt::format("cannot read results database {}", path)};  // not reached
+}
+
+// A database of an older schema as a reader sees it: copied into memory (SQLite's backup) and
+// migrated there, so that reading never writes the file (a read-only mount, another user's file,
+// a damaged database and a shipped reference run are read alike, and left byte for byte).
+Result<Db> migrated_copy(sqlite3* source, const std::string& path, int from) {
+  auto opened = open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!opened) return opened.error();
+  Db copy = std::move(opened).value();
+  sqlite3_backup* backup = sqlite3_backup_init(copy.get(), "main", source, "main");
+  if (backup == nullptr)
+    return Error{
+        fmt::format("cannot read results database {}: {}", path, sqlite3_errmsg(copy.get()))};
+  const int stepped = sqlite3_backup_step(backup, -1);
+  sqlite3_backup_finish(backup);
+  if (stepped != SQLITE_DONE)
+    return Error{fmt::format("cannot read results database {}: {}", path, sqlite3_errstr(stepped))};
+  if (auto done = exec(copy.get(), "PRAGMA foreign_keys = ON"); !done) return done.error();
+  for (int step = from + 1; step <= latest_schema_version(); ++step) {
+    if (auto done = apply_migration(copy.get(), step); !done)
+      return Error{fmt::format(
+          "results database {} has schema {}, and reading it as schema {} failed: {}; copy it "
+          "and open the copy with a writing command (predict, import) to upgrade it",
+          path, from, latest_schema_version(), done.error().message)};
+  }
+  return copy;
 }
 
 }  // namespace
@@ -355,8 +375,10 @@ Result<Store> Store::open_once(const std::string& path, const OpenOptions& optio
   if (options.read_only && !in_memory) {
     auto reader = open_reader(path, options, busy);
     if (!reader) return reader.error();
-    if (!reader->needs_migration) return Store(path, std::move(reader->db));
-    // An older schema in a writable file: upgrade it as a writer would, then read.
+    if (reader->version == latest_schema_version()) return Store(path, std::move(reader->db));
+    auto copy = migrated_copy(reader->db.get(), path, reader->version);
+    if (!copy) return copy.error();
+    return Store(path, std::move(copy).value());
   }
   if (!in_memory) {
     if (auto usable = check_path(path, options.create && !options.read_only, false); !usable)

@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "store/migrations.hpp"
 #include "store/store.hpp"
@@ -138,6 +141,42 @@ TEST(StoreOpen, MigratesAVersionThreeDatabaseToTheSlidingWindow) {
                           "SELECT COUNT(*) FROM published WHERE tflops = 1200 AND "
                           "sliding_window = 0 AND notes = 'n'"),
             1);
+}
+
+// A reader of an older database reads it as the latest schema through a copy migrated in memory,
+// and leaves the file byte for byte (no migration, no -wal file), read-only or not.
+TEST(StoreOpen, AReaderOfAnOlderDatabaseNeverWritesIt) {
+  TempDir dir;
+  const std::string path = dir.file("v4.db");
+  {
+    Db db = raw_open(path);
+    for (int version = 1; version <= 4; ++version)
+      ASSERT_TRUE(apply_migration(db.get(), version).ok());
+    raw_exec(db.get(), R"sql(
+      INSERT INTO runs (revision, host, command_line, kind)
+        VALUES ('v0.4', 'h', 'predict', 'predict');
+    )sql");
+  }
+  const auto bytes = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = bytes();
+  for (const bool writable : {true, false}) {
+    std::filesystem::permissions(
+        path, writable ? std::filesystem::perms::owner_all : std::filesystem::perms::owner_read);
+    auto store = Store::open(path, {.read_only = true});
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
+              latest_schema_version());
+    EXPECT_EQ(first_integer(*store, "SELECT COUNT(*) FROM runs WHERE revision = 'v0.4'"), 1);
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  EXPECT_TRUE(bytes() == before);
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  auto writer = Store::open(path);  // a writer upgrades it in place
+  ASSERT_TRUE(writer.ok()) << writer.error().message;
+  EXPECT_FALSE(bytes() == before);
 }
 
 TEST(StoreOpen, MigrationsRefuseToSkipAVersion) {
