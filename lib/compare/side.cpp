@@ -8,15 +8,15 @@
 #include <functional>
 #include <unordered_map>
 
+#include "core/ragged.hpp"
+#include "store/problem_columns.hpp"
+
 namespace fa4::compare {
 namespace {
 
 using store::Value;
 
-constexpr std::string_view kProblem =
-    "batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim, headdim_v, causal, sliding_window, "
-    "dtype, pass";
-constexpr std::size_t kProblemCount = 11;
+constexpr std::string_view kProblem = store::kProblemColumns;
 
 std::int64_t integer(const Value& v) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
@@ -33,7 +33,7 @@ std::string text(const Value& v) {
   return "";
 }
 
-// The problem from the kProblemCount cells from `first`.
+// The problem from the store::kProblemColumnCount cells from `first` (store/problem_columns.hpp).
 Result<std::pair<AttnShape, Pass>> problem_of(const std::vector<Value>& row, std::size_t first) {
   AttnShape s;
   s.batch = integer(row[first]);
@@ -45,10 +45,15 @@ Result<std::pair<AttnShape, Pass>> problem_of(const std::vector<Value>& row, std
   s.headdim_v = integer(row[first + 6]);
   s.causal = integer(row[first + 7]) != 0;
   s.window = integer(row[first + 8]);
-  auto dtype = parse_dtype(text(row[first + 9]));
+  s.page_size = integer(row[first + 9]);
+  auto keys = parse_key_counts(text(row[first + 10]), "seqlens_k");
+  if (!keys) return keys.error();
+  s.seqlens_k = std::move(keys).value();
+  s.splits = integer(row[first + 11]);
+  auto dtype = parse_dtype(text(row[first + 12]));
   if (!dtype) return dtype.error();
   s.dtype = *dtype;
-  auto pass = parse_pass(text(row[first + 10]));
+  auto pass = parse_pass(text(row[first + 13]));
   if (!pass) return pass.error();
   return std::pair{s, *pass};
 }
