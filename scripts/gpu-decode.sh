@@ -54,13 +54,17 @@ if has bench; then
   echo "bench rc=$?"; tail -3 "$OUT/bench.log"
 fi
 if has bench || has peers; then
-  # KV read bandwidth per measurement: K and V bytes once over the median time.
+  # KV read bandwidth per measurement: K and V bytes once over the median time (a ragged batch's
+  # is in bench.log, which counts each sequence's own keys).
   "$tool" --db "$OUT/decode.db" query --format csv --limit 0 "
     SELECT kernel, source, status, batch, heads_q, seqlen_q, seqlen_k, causal,
            round(time_median_s * 1e3, 4) AS ms, round(predicted_time_s * 1e3, 4) AS model_ms,
-           round(2.0 * batch * heads_kv * seqlen_k * headdim * 2 / time_median_s / 1e12, 3)
-             AS kv_tbps
-    FROM v_measurements ORDER BY heads_q, seqlen_q, batch, seqlen_k, kernel" \
+           page_size, splits, seqlens_k,
+           CASE WHEN seqlens_k = '' THEN
+             round(2.0 * batch * heads_kv * seqlen_k * headdim * 2 / time_median_s / 1e12, 3)
+           END AS kv_tbps
+    FROM v_measurements
+    ORDER BY heads_q, seqlen_q, batch, seqlen_k, page_size, seqlens_k, splits, kernel" \
     >"$OUT/bandwidth.csv" 2>"$OUT/query.err" || cat "$OUT/query.err"
   sed 's/,/\t/g' "$OUT/bandwidth.csv" | head -150
 fi
