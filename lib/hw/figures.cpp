@@ -11,6 +11,8 @@ namespace {
 
 constexpr std::string_view kNotMeasured =
     "not measured: the datasheet figure is taken as sustained (1.0)";
+constexpr std::string_view kReadNotMeasured =
+    "not measured: the copy share stands for a read-only stream (0)";
 constexpr std::string_view kClockNotFitted =
     "not fitted: the model keeps the peak clock however long the launch (1.0)";
 
@@ -68,6 +70,8 @@ constexpr std::array kFigures = {
                                        Unit::fraction, kNotMeasured),
     gpu_figure<&Spec::copy_efficiency>("/copy_efficiency", "measured copy / HBM", fraction, kShare,
                                        Unit::fraction, kNotMeasured),
+    gpu_figure<&Spec::read_efficiency>("/read_efficiency", "measured read / HBM", non_negative,
+                                       {0, 1}, Unit::fraction, kReadNotMeasured),
     gpu_figure<&Spec::sustained_clock_share>("/sustained_clock_share",
                                              "sustained clock / boost, long launches", fraction,
                                              kShare, Unit::fraction, kClockNotFitted),

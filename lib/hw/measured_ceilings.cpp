@@ -66,6 +66,10 @@ Result<Spec> with_measured_ceilings(const Spec& datasheet,
   const MeasuredCeiling& copy = *find_unit(measured, "hbm_copy");
   s.copy_efficiency = copy.value * 1e12 / datasheet.hbm_bytes_per_s;
   note("/copy_efficiency", copy);
+  if (const MeasuredCeiling* read = find_unit(measured, "hbm_read")) {
+    s.read_efficiency = read->value * 1e12 / datasheet.hbm_bytes_per_s;
+    note("/read_efficiency", *read);
+  }
   return s;
 }
 

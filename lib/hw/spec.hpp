@@ -51,6 +51,9 @@ struct Spec {
   // over the dense peak, and a device-to-device copy (bytes read + written) over HBM bandwidth.
   double gemm_efficiency = 1.0;
   double copy_efficiency = 1.0;
+  // A read-only HBM stream (`ceilings --unit hbm_read`) over HBM bandwidth; 0: not measured, the
+  // copy share stands for it (model/decode.cpp, the only reader).
+  double read_efficiency = 0;
   // The SM clock a long launch settles at under the board's power cap, as a share of the boost
   // clock: a launch starts at the boost clock and decays toward this share of it
   // (model/factors.hpp, kLaunchClockTimeConstantSeconds). 1: the model keeps the peak clock

@@ -21,6 +21,10 @@ constexpr Reporting kValues[] = {
      ""},
     {"mma_sync_share", "mma.sync rate as a share of wgmma's, measured on this GPU", ""},
     {"overlap", kOverlapMeaning, ""},
+    {"read_efficiency",
+     "sustained share of HBM bandwidth for a read-only stream (read probe / datasheet; the copy "
+     "share where none is measured)",
+     ""},
 };
 
 }  // namespace

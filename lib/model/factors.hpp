@@ -106,7 +106,8 @@ enum class Value {
   copy_efficiency,
   sustained_clock_share,
   mma_sync_share,
-  overlap
+  overlap,
+  read_efficiency
 };
 Factor reported(Value value_of, double value);
 

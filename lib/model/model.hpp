@@ -38,6 +38,12 @@ Result<Tile> parse_tile(std::string_view text);  // "128x128"
 // in shared memory.
 enum class DqAdd { atomics, tensor_reduce };
 
+// How a decode kernel deals its work to CTAs (core/decode_tiles.hpp): the balanced partition
+// unless a uniform batch's row blocks fill the SMs (decode_tiles::balanced_is_chosen), or every
+// packed row block whole in one CTA (no partials, no combine). A shape's forced `splits` takes
+// FlashDecoding's split partition either way.
+enum class DecodePartition { chosen, whole_row_blocks };
+
 // The terms a prediction may pay beyond its algorithm's. Each names what the kernel does, not who
 // does it: which implementations pay which term, from which release and on which shapes, is the
 // profile table's (model/profiles.cpp), and each term's factors are in factors.def.
@@ -92,6 +98,13 @@ struct Options {
   // (tcgen05.ld.red), so on unmasked blocks the softmax skips its FMNMX (factors.def,
   // kRowMaxOpsPerElement). Default: on for fa4's forward on Blackwell Ultra.
   std::optional<bool> row_max_on_load;
+  // Forward decode on fa3's pipeline (model/decode.cpp): a KV head's query heads packed into the
+  // rows of one 64-row tile, the key range dealt to CTAs by this partition, float32 partials and
+  // their combine, the whole launch bound by HBM where the KV read is longer than the tiles.
+  std::optional<DecodePartition> decode;
+  // The timed launch follows a memset that flushed L2 (the lab's harness, bench/timer.cpp): the
+  // dirty lines it left are written back while the kernel reads (priced on the decode path).
+  bool after_l2_flush = false;
 };
 
 // Cycles one SM spends on each unit for one M x N tile (one iteration of the inner loop).

@@ -289,6 +289,7 @@ Result<Prediction> predict_family(const hw::Spec& gpu, const AttnShape& s, const
       return predict_fa2(gpu, s, o, std::move(p));
     case Algorithm::fa3:
     case Algorithm::fa4:
+      if (o.decode && o.pass == Pass::fwd) return predict_decode(gpu, s, o, std::move(p));
       return predict_persistent(gpu, s, o, std::move(p));
   }
   return Error{fmt::format("the model has no rule for algorithm {}", int(o.algorithm))};
@@ -298,7 +299,8 @@ Result<Prediction> predict_family(const hw::Spec& gpu, const AttnShape& s, const
 
 Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
   if (auto ok = check_options(gpu, s, o); !ok) return ok.error();
-  const Tile tile = o.tile.value_or(default_tile(gpu, s, o));
+  const Tile tile =
+      o.tile.value_or(o.decode && o.pass == Pass::fwd ? decode_tile(s) : default_tile(gpu, s, o));
   if (auto fits = check_tile_fits(gpu, s, o, tile); !fits) return fits.error();
   auto cycles = tile_cycles(gpu, s, o, tile);
   if (!cycles) return cycles.error();

@@ -60,6 +60,8 @@ double fa4_dq_chain_seconds(const AttnShape& s, const Prediction& p);
 double spilled_dq_add_bytes(const AttnShape& s);
 
 // --- The whole kernel (schedule.cpp) --------------------------------------------------------
+// The seconds a launch of `peak_s` at the peak clock takes under the board's power cap.
+double seconds_under_power_cap(const hw::Spec& gpu, double peak_s);
 // Bytes each CTA moves besides its tiles: Q (or K, V for backward) and the first tile loaded, O
 // (or dK, dV) stored.
 double cta_bytes(const AttnShape& s, const Prediction& p);
@@ -70,6 +72,13 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
 
 // --- The terms a prediction paid, for its trace (terms.cpp) ---------------------------------
 std::vector<std::string_view> terms_paid(const Options& o, const Prediction& p);
+
+// --- Decode (decode.cpp) --------------------------------------------------------------------
+// The tile of Options::decode's kernels: 64 packed rows by decode_tiles' key block.
+Tile decode_tile(const AttnShape& s);
+// A decode launch (Options::decode): its partition's CTAs, the KV read against the tiles, the
+// partials and their combine; p holds the tile's cycles.
+Prediction predict_decode(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction p);
 
 // --- The naive algorithm (naive.cpp) and the refusals (checks.cpp) --------------------------
 Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Prediction p);

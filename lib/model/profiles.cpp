@@ -80,8 +80,8 @@ constexpr Profile kProfiles[] = {
     // The frontend passes the deterministic flag to the backend on Blackwell only (sdpa_fp8_bwd.h);
     // on the lent H200 both graphs run the same kernels at the same times
     // (data/measurements/kernels/2026-11-29-h200-cudnn-fp8-deterministic-backward.txt).
-    {"cudnn fp8 bwd hopper: one kernel", "cudnn", GpuFamily::hopper, Pass::bwd, DtypeIs::fp8, 0,
-     "", nullptr, Term::no_deterministic_kernel,
+    {"cudnn fp8 bwd hopper: one kernel", "cudnn", GpuFamily::hopper, Pass::bwd, DtypeIs::fp8, 0, "",
+     nullptr, Term::no_deterministic_kernel,
      "no deterministic configuration: the plain kernel either way"},
     // FA4's dedicated hd256 backward (sm100_hd256_2cta_fmha_backward.py, PR 2412): a dQ kernel and
     // a dK, dV kernel, each computing S and dP itself.
@@ -161,7 +161,8 @@ constexpr Profile kProfiles[] = {
      DtypeIs::any, 0, "",
      [](const ProfileCase& c) { return c.options.algorithm == Algorithm::fa4; },
      Term::software_row_max, "the row max in software (FMNMX), unless a row below"},
-    // FA4's forward takes it from flash-attention PR 2696 (af04967, 2026-07-11: `use_ldred_rowmax`);
+    // FA4's forward takes it from flash-attention PR 2696 (af04967, 2026-07-11:
+    // `use_ldred_rowmax`);
     // a run records no FA4 commit, so its date stands for it.
     {"fa4 >= 2026-07-11 fwd blackwell ultra: row max from the load", "fa4",
      GpuFamily::blackwell_ultra, Pass::fwd, DtypeIs::any, 0, "2026-07-11",
@@ -177,22 +178,32 @@ constexpr Profile kProfiles[] = {
     // The lab's own backward kernels (lib/kernels/fa3/fa3_bwd.cu, fa2_bwd.cu): one CTA walks a key
     // block's query blocks for a GQA group, fa3_bwd's dQ by bulk reduce-adds from a staging tile
     // (atomics from registers in fa3_bwd_atomics), fa2_bwd's dQ reductions hidden under its
-    // port-bound loop; the ablations are predicted as fa3_bwd. ("our fa3_decode" takes its
-    // split-KV and GQA-packing rows here when the model has those terms.)
+    // port-bound loop; the ablations are predicted as fa3_bwd.
     {"our fa3_bwd", "fa3_bwd", GpuFamily::any, Pass::bwd, DtypeIs::any, 0, "", nullptr,
      Term::group_walking_tensor_reduce, "the lab's Hopper schedule, dQ by bulk reduce-adds"},
-    {"our fa3_bwd_no_overlap", "fa3_bwd_no_overlap", GpuFamily::any, Pass::bwd, DtypeIs::any, 0,
-     "", nullptr, Term::group_walking_tensor_reduce, "as our fa3_bwd"},
+    {"our fa3_bwd_no_overlap", "fa3_bwd_no_overlap", GpuFamily::any, Pass::bwd, DtypeIs::any, 0, "",
+     nullptr, Term::group_walking_tensor_reduce, "as our fa3_bwd"},
     {"our fa3_bwd_one_stage", "fa3_bwd_one_stage", GpuFamily::any, Pass::bwd, DtypeIs::any, 0, "",
      nullptr, Term::group_walking_tensor_reduce, "as our fa3_bwd"},
-    {"our fa3_bwd_no_persistent", "fa3_bwd_no_persistent", GpuFamily::any, Pass::bwd,
-     DtypeIs::any, 0, "", nullptr, Term::group_walking_tensor_reduce, "as our fa3_bwd"},
+    {"our fa3_bwd_no_persistent", "fa3_bwd_no_persistent", GpuFamily::any, Pass::bwd, DtypeIs::any,
+     0, "", nullptr, Term::group_walking_tensor_reduce, "as our fa3_bwd"},
     {"our fa3_bwd_atomics", "fa3_bwd_atomics", GpuFamily::any, Pass::bwd, DtypeIs::any, 0, "",
      nullptr, Term::group_walking_atomics, "the lab's Hopper schedule, dQ by atomics"},
     {"our fa2_bwd", "fa2_bwd", GpuFamily::any, Pass::bwd, DtypeIs::any, 0, "", nullptr,
      Term::hidden_dq_reductions, "dQ reductions hidden under the port-bound loop"},
-    {"our fa2_bwd_deterministic", "fa2_bwd_deterministic", GpuFamily::any, Pass::bwd,
-     DtypeIs::any, 0, "", nullptr, Term::hidden_dq_reductions, "as our fa2_bwd"},
+    {"our fa2_bwd_deterministic", "fa2_bwd_deterministic", GpuFamily::any, Pass::bwd, DtypeIs::any,
+     0, "", nullptr, Term::hidden_dq_reductions, "as our fa2_bwd"},
+    // The lab's decode kernels (lib/kernels/decode, core/decode_tiles.hpp): GQA-packed 64-row
+    // tiles, S, softmax and P V in sequence, the balanced partition or whole row blocks; timed
+    // after the harness's L2 flush (bench/timer.cpp), whose dirty lines share the read's HBM.
+    {"our fa3_decode", "fa3_decode", GpuFamily::any, Pass::fwd, DtypeIs::any, 0, "", nullptr,
+     Term::decode_packed, "GQA-packed rows, the balanced partition, partials and their combine"},
+    {"our fa3_decode_nosplit", "fa3_decode_nosplit", GpuFamily::any, Pass::fwd, DtypeIs::any, 0, "",
+     nullptr, Term::decode_whole_row_blocks, "GQA-packed rows, each row block whole in a CTA"},
+    {"our fa3_decode: after the L2 flush", "fa3_decode", GpuFamily::any, Pass::fwd, DtypeIs::any, 0,
+     "", nullptr, Term::after_l2_flush, "the flush's dirty L2 lines written back during the read"},
+    {"our fa3_decode_nosplit: after the L2 flush", "fa3_decode_nosplit", GpuFamily::any, Pass::fwd,
+     DtypeIs::any, 0, "", nullptr, Term::after_l2_flush, "as our fa3_decode"},
     {"our fa2_bwd_deterministic: dQ slots", "fa2_bwd_deterministic", GpuFamily::any, Pass::bwd,
      DtypeIs::any, 0, "", nullptr, Term::deterministic_kernel, "dQ parts in slots summed in order"},
 };
@@ -229,6 +240,15 @@ void pay(Term term, Options& o, Configured* out) {
     case Term::group_walking_tensor_reduce: o.group_walking_backward = DqAdd::tensor_reduce; return;
     case Term::group_walking_atomics: o.group_walking_backward = DqAdd::atomics; return;
     case Term::hidden_dq_reductions: o.hidden_dq_reductions = true; return;
+    case Term::decode_packed:
+      o.decode = DecodePartition::chosen;
+      return;
+    case Term::decode_whole_row_blocks:
+      o.decode = DecodePartition::whole_row_blocks;
+      return;
+    case Term::after_l2_flush:
+      o.after_l2_flush = true;
+      return;
   }
 }
 

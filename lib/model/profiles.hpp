@@ -53,6 +53,9 @@ enum class Term {
   group_walking_tensor_reduce,  // Options::group_walking_backward = DqAdd::tensor_reduce
   group_walking_atomics,        // Options::group_walking_backward = DqAdd::atomics
   hidden_dq_reductions,
+  decode_packed,            // Options::decode = DecodePartition::chosen
+  decode_whole_row_blocks,  // Options::decode = DecodePartition::whole_row_blocks
+  after_l2_flush,
 };
 
 // What a row is matched against: the implementation, the GPU (none for the lab's kernels, whose

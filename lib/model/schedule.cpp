@@ -117,6 +117,8 @@ Schedule split_backward_schedule(const hw::Spec& gpu, const AttnShape& s, const 
           .waves = keys.waves + queries.waves};
 }
 
+}  // namespace
+
 // The time SM cycles that take peak_s at the peak clock take on a GPU whose model gives a sustained
 // clock share below 1: the clock starts at the boost clock and falls toward that share of it
 // (factors.def, kLaunchClockTimeConstantSeconds), so with a = boost / peak and b = share x a the
@@ -138,8 +140,6 @@ double seconds_under_power_cap(const hw::Spec& gpu, double peak_s) {
   }
   return t;
 }
-
-}  // namespace
 
 double cta_bytes(const AttnShape& s, const Prediction& p) {
   const double e = element_bytes(s.dtype);

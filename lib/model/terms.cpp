@@ -25,6 +25,9 @@ std::vector<std::string_view> terms_paid(const Options& o, const Prediction& p) 
       "the lab's Hopper schedule, dQ by bulk reduce-adds");
   pay(o.group_walking_backward == DqAdd::atomics, "the lab's Hopper schedule, dQ by atomics");
   pay(o.hidden_dq_reductions, "dQ reductions hidden under the port-bound loop");
+  pay(o.decode == DecodePartition::chosen, "GQA-packed decode, the balanced partition");
+  pay(o.decode == DecodePartition::whole_row_blocks, "GQA-packed decode, whole row blocks");
+  pay(o.after_l2_flush, "after the L2 flush");
   return out;
 }
 

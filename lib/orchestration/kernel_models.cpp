@@ -71,12 +71,6 @@ constexpr std::string_view kNoWarpSpecialization =
     "warpgroup, register reallocation; without it fa3_no_ws also drops ping-pong and keeps one Q "
     "buffer)";
 
-// fa3_decode (lib/kernels/decode) packs a KV head's query heads into one tile's rows and splits the
-// key range; the model has neither term yet, so it predicts fa3's padded, unsplit tiles.
-constexpr std::string_view kDecodeAsFa3 =
-    "fa3: the model has no term for GQA packing or split-KV (predicted with fa3's 128-row tiles, "
-    "the key range unsplit)";
-
 // fa3_bwd's ablations (lib/kernels/fa3/fa3_bwd_ablations.cu) are predicted as fa3_bwd: measured
 // over predicted is then the ablation's cost.
 constexpr std::string_view kBwdNoOverlap =
@@ -111,8 +105,10 @@ constexpr KernelModel kKernelModels[] = {
     {"fa4_e50_r0", Algorithm::fa4, kFwd, kModelsTile, 0.5, kNever, ""},
     {"fa4_e50_r1", Algorithm::fa4, kFwd, kModelsTile, 0.5, kAlways, ""},
     {"fa4_e100_r1", Algorithm::fa4, kFwd, kModelsTile, 1.0, kAlways, ""},
-    {"fa3_decode", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, kDecodeAsFa3},
-    {"fa3_decode_nosplit", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, kDecodeAsFa3},
+    // fa3_decode's GQA-packed tiles and partition: the profile rows "our fa3_decode" and "our
+    // fa3_decode_nosplit" (whole row blocks, one CTA each).
+    {"fa3_decode", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, ""},
+    {"fa3_decode_nosplit", Algorithm::fa3, kFwd, kModelsTile, 0, kNever, ""},
     {"fa2_bwd", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
     {"fa2_bwd_deterministic", Algorithm::fa2, kBwd, kFa2BwdTiles, 0, kNever, ""},
     {"fa3_bwd", Algorithm::fa3, kBwd, kFa3BwdTiles, 0, kNever, ""},
