@@ -28,30 +28,27 @@ std::int64_t lse_elements(const AttnShape& s) { return s.batch * s.heads_q * s.s
 
 }  // namespace
 
-Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype) {
-  const std::vector<std::uint16_t> bits = reference::to_bits(values, dtype);
-  Result<DeviceBuffer> buffer = DeviceBuffer::allocate(bits.size() * sizeof(std::uint16_t));
+namespace {
+
+// `values` in a new device buffer; `what` names it in an error.
+template <class T>
+Result<DeviceBuffer> upload_values(const std::vector<T>& values, const char* what) {
+  Result<DeviceBuffer> buffer = DeviceBuffer::allocate(values.size() * sizeof(T));
   if (!buffer) return buffer;
   if (Status s = kernels::cuda_status(
-          cudaMemcpy(buffer->get(), bits.data(), buffer->size(), cudaMemcpyHostToDevice),
-          "uploading an input");
+          cudaMemcpy(buffer->get(), values.data(), buffer->size(), cudaMemcpyHostToDevice), what);
       !s)
     return s.error();
   return buffer;
+}
+
+}  // namespace
+
+Result<DeviceBuffer> upload_16_bit(const std::vector<float>& values, Dtype dtype) {
+  return upload_values(reference::to_bits(values, dtype), "uploading an input");
 }
 
 namespace {
-
-Result<DeviceBuffer> upload_int32(const std::vector<std::int32_t>& values) {
-  Result<DeviceBuffer> buffer = DeviceBuffer::allocate(values.size() * sizeof(std::int32_t));
-  if (!buffer) return buffer;
-  if (Status s = kernels::cuda_status(
-          cudaMemcpy(buffer->get(), values.data(), buffer->size(), cudaMemcpyHostToDevice),
-          "uploading a block table");
-      !s)
-    return s.error();
-  return buffer;
-}
 
 // K or V as the kernel reads it: contiguous, or in the page pool through `table`.
 Result<DeviceBuffer> upload_keys(const std::vector<float>& values, const AttnShape& s,
@@ -72,7 +69,7 @@ Result<DeviceProblem> DeviceProblem::upload(const reference::AttnInputs& in,
   std::vector<std::int32_t> table;
   if (s.page_size) {
     table = kv_pages::shuffled_block_table(s, seed);
-    auto block_table = upload_int32(table);
+    auto block_table = upload_values(table, "uploading a block table");
     if (!block_table) return block_table.error();
     problem.block_table = std::move(*block_table);
   }

@@ -4,8 +4,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "store/migrations.hpp"
@@ -19,6 +17,7 @@ using testing::first_integer;
 using ::testing::HasSubstr;
 using testing::raw_exec;
 using testing::raw_open;
+using testing::raw_open_at_version;
 using testing::read_bytes;
 using testing::TempDir;
 using testing::write_bytes;
@@ -116,9 +115,7 @@ TEST(StoreOpen, MigratesAVersionThreeDatabaseToTheSlidingWindow) {
   TempDir dir;
   const std::string path = dir.file("v3.db");
   {
-    Db db = raw_open(path);
-    for (int version = 1; version <= 3; ++version)
-      ASSERT_TRUE(apply_migration(db.get(), version).ok());
+    Db db = raw_open_at_version(path, 3);
     raw_exec(db.get(), R"sql(
       INSERT INTO runs (revision, host, command_line, kind)
         VALUES ('v0.3', 'h', 'predict', 'predict');
@@ -149,19 +146,13 @@ TEST(StoreOpen, AReaderOfAnOlderDatabaseNeverWritesIt) {
   TempDir dir;
   const std::string path = dir.file("v4.db");
   {
-    Db db = raw_open(path);
-    for (int version = 1; version <= 4; ++version)
-      ASSERT_TRUE(apply_migration(db.get(), version).ok());
+    Db db = raw_open_at_version(path, 4);
     raw_exec(db.get(), R"sql(
       INSERT INTO runs (revision, host, command_line, kind)
         VALUES ('v0.4', 'h', 'predict', 'predict');
     )sql");
   }
-  const auto bytes = [&] {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const std::string before = bytes();
+  const std::string before = read_bytes(path);
   for (const bool writable : {true, false}) {
     std::filesystem::permissions(
         path, writable ? std::filesystem::perms::owner_all : std::filesystem::perms::owner_read);
@@ -172,11 +163,11 @@ TEST(StoreOpen, AReaderOfAnOlderDatabaseNeverWritesIt) {
     EXPECT_EQ(first_integer(*store, "SELECT COUNT(*) FROM runs WHERE revision = 'v0.4'"), 1);
   }
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-  EXPECT_TRUE(bytes() == before);
+  EXPECT_TRUE(read_bytes(path) == before);
   EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
   auto writer = Store::open(path);  // a writer upgrades it in place
   ASSERT_TRUE(writer.ok()) << writer.error().message;
-  EXPECT_FALSE(bytes() == before);
+  EXPECT_FALSE(read_bytes(path) == before);
 }
 
 TEST(StoreOpen, MigrationsRefuseToSkipAVersion) {

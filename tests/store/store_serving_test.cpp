@@ -18,6 +18,7 @@ namespace {
 using testing::first_cell;
 using testing::first_integer;
 using testing::memory_store;
+using testing::raw_open_at_version;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -143,9 +144,7 @@ TEST(StoreServing, MigratesAVersionFourDatabase) {
   TempDir dir;
   const std::string path = dir.file("v4.db");
   {
-    Db db = raw_open(path);
-    for (int version = 1; version <= 4; ++version)
-      ASSERT_TRUE(apply_migration(db.get(), version).ok());
+    Db db = raw_open_at_version(path, 4);
     raw_exec(db.get(), R"sql(
       INSERT INTO runs (revision, host, command_line, kind) VALUES ('v4', 'h', 'bench', 'bench');
       INSERT INTO measurements (run_id, batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim,

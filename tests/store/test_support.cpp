@@ -7,6 +7,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "store/migrations.hpp"
+
 namespace fa4::store::testing {
 
 TempDir::TempDir() {
@@ -33,6 +35,14 @@ Db raw_open(const std::string& path) {
   auto db = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (!db) throw std::runtime_error(db.error().message);
   return std::move(db).value();
+}
+
+Db raw_open_at_version(const std::string& path, int version) {
+  Db db = raw_open(path);
+  for (int step = 1; step <= version; ++step)
+    if (auto done = apply_migration(db.get(), step); !done)
+      throw std::runtime_error(done.error().message);
+  return db;
 }
 
 void raw_exec(sqlite3* db, const std::string& sql) {

@@ -30,6 +30,8 @@ void write_bytes(const std::string& path, const std::string& bytes);
 // A plain SQLite connection (no store) for setting up and inspecting files; throws on failure.
 Db raw_open(const std::string& path);
 void raw_exec(sqlite3* db, const std::string& sql);
+// raw_open on a new file with the migrations up to `version` applied: an older database.
+Db raw_open_at_version(const std::string& path, int version);
 
 // A new in-memory store; throws on failure.
 Store memory_store();
