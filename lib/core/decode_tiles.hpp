@@ -97,6 +97,18 @@ inline std::int64_t total_units(const AttnShape& shape) {
   return units * shape.heads_kv;
 }
 
+// The split partition's part `part` of a row block's `units` key blocks in `splits` parts: parts
+// of ceil(units / splits) blocks from the first, so the last ones may be short or empty.
+struct SplitPart {
+  int first;
+  int blocks;
+};
+constexpr SplitPart split_part(int units, int splits, int part) {
+  const int per_part = (units + splits - 1) / splits;
+  const int first = part * per_part;
+  return SplitPart{first, std::max(0, std::min(units, first + per_part) - first)};
+}
+
 // The balanced partition's CTA count: `most` (one per SM), fewer when there are fewer units (at
 // least one, so that a batch of empty sequences still runs the combine that writes their O and
 // LSE).

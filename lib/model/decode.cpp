@@ -50,12 +50,10 @@ Partition partition(const AttnShape& s, const Options& o, const std::vector<RowB
   Partition out;
   if (s.splits > 0) {
     for (const RowBlock& r : blocks) {
-      const std::int64_t parts =
-          std::min<std::int64_t>(s.splits, std::max<std::int64_t>(1, r.units));
-      for (std::int64_t c = 0; c < parts; ++c)
-        out.cta_units.push_back(dt::first_unit(c + 1, r.units, parts) -
-                                dt::first_unit(c, r.units, parts));
-      if (parts > 1) out.partial_rows += r.rows * double(parts);
+      // Every part is a CTA (an empty one stores its -inf part too), as the kernel runs them.
+      for (int c = 0; c < int(s.splits); ++c)
+        out.cta_units.push_back(dt::split_part(int(r.units), int(s.splits), c).blocks);
+      if (s.splits > 1) out.partial_rows += r.rows * double(s.splits);
     }
     return out;
   }

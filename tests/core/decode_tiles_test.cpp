@@ -59,6 +59,17 @@ TEST(DecodeUnits, ARaggedBatchCountsOnlyItsOwnKeys) {
   EXPECT_EQ(total_units(shape), 8 * (8 + 0 + 2));
 }
 
+// The split partition's parts: ceil(units / splits) blocks each from the first, the last ones
+// short or empty (the kernel stores an empty part's -inf all the same).
+TEST(DecodeSplit, PartsAreCeilSizedFromTheFirst) {
+  EXPECT_EQ(split_part(10, 4, 0).blocks, 3);
+  EXPECT_EQ(split_part(10, 4, 3).first, 9);
+  EXPECT_EQ(split_part(10, 4, 3).blocks, 1);
+  EXPECT_EQ(split_part(3, 5, 2).blocks, 1);
+  EXPECT_EQ(split_part(3, 5, 4).blocks, 0);
+  EXPECT_EQ(split_part(0, 2, 0).blocks, 0);
+}
+
 TEST(DecodeBalanced, OneCtaPerSmUnlessFewerUnits) {
   EXPECT_EQ(balanced_parts(total_units(decode(8, 32, 1, 32768)), kH200Sms), kH200Sms);
   EXPECT_EQ(balanced_parts(100, kH200Sms), 100);

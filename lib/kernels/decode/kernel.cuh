@@ -134,14 +134,13 @@ __device__ __forceinline__ Segment split_segment(const Params& p, const Plan& pl
   const int pack = r / g.row_blocks;
   const int row_block = r % g.row_blocks;
   const int keys = sequence_keys(p, plan, pack / p.heads_kv);
-  const int units = decode_tiles::row_block_units(g, keys, row_block);
-  const int per_part = (units + p.splits - 1) / p.splits;
-  const int first = int(blockIdx.y) * per_part;
+  const decode_tiles::SplitPart part = decode_tiles::split_part(
+      decode_tiles::row_block_units(g, keys, row_block), p.splits, int(blockIdx.y));
   return Segment{pack,
                  row_block,
                  keys,
-                 first,
-                 max(0, min(units, first + per_part) - first),
+                 part.first,
+                 part.blocks,
                  p.splits == 1,
                  r * p.splits + int(blockIdx.y)};
 }
