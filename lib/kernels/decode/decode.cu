@@ -16,9 +16,9 @@
 //     per stage for both, an empty barrier a consumer warp arrives at;
 //   consumer (warps 0-3): Q's 64 packed rows by TMA (rows past the pack are zero-filled; the next
 //     segment's Q as soon as the last S of this one is done), S = Q K^T (wgmma m64nNk16, both
-//     operands in shared memory), the mask
-//     (keys past seqlen_k; causal bottom-right per packed row's query t = row % seqlen_q), fa3's
-//     online softmax, O += P V (wgmma, P from registers, V N-major), then the stage is released.
+//     operands in shared memory), the mask (keys past the sequence's keys; causal bottom-right
+//     per packed row's query t = row % seqlen_q), V rows past the keys zeroed for a paged or
+//     ragged cache, fa3's online softmax, O += P V (wgmma, P from registers, V N-major), then the stage is released.
 //   Epilogue: a segment that is its row block's whole key range writes O and LSE directly; the
 //     others write O (normalized by the part's own sum) and LSE as float32 partials into the
 //     workspace, and a combine kernel (launched with programmatic dependent launch, so its launch
@@ -33,7 +33,8 @@
 // without overlapping S and P V.
 //
 // Entries: fa3_decode (balanced, or the shape's split count) and fa3_decode_nosplit (one part per
-// row block: GQA packing alone, the ablation). decode.hpp launches with a given split count.
+// row block: GQA packing alone, the ablation). decode.hpp launches with a given split or part
+// count.
 // Registers, the measurements and the history: lib/kernels/decode/NOTES.md.
 #include <cuda_runtime.h>
 
