@@ -13,8 +13,9 @@
 // sequences have none), and deals `parts` contiguous, equal ranges of them to as many CTAs, one per
 // SM: every SM streams the same number of key blocks whatever the batch, cache lengths or
 // raggedness, and a CTA whose range crosses row blocks writes a float32 partial for each row block
-// it does not cover whole. The split partition (FlashDecoding; the ablation and `splits`) cuts
-// each row block's key blocks into `splits` parts of its own.
+// it does not cover whole. The split partition (FlashDecoding) cuts each row block's key blocks
+// into `splits` parts of its own. chosen_partition picks between them: balanced for a ragged
+// batch, split (SMs / row blocks parts, whole row blocks from there up) for a uniform one.
 #pragma once
 
 #include <algorithm>
@@ -115,12 +116,22 @@ constexpr SplitPart split_part(int units, int splits, int part) {
 constexpr std::int64_t balanced_parts(std::int64_t units, int most) {
   return std::max<std::int64_t>(1, std::min<std::int64_t>(units, most));
 }
-// Whether the registry entry deals units (else it runs each row block whole in one CTA, with no
-// partials and no combine): unless a uniform batch's row blocks already fill the SMs, where the
-// whole row blocks were 2% faster (b32 at 8k keys, lib/kernels/decode/NOTES.md, run 7). A ragged
-// batch is always dealt: its row blocks differ in length.
-inline bool balanced_is_chosen(const AttnShape& shape, int sms) {
-  return !shape.seqlens_k.empty() || row_blocks(shape) < sms;
+// The registry entry's partition: balanced over `count` CTAs, or `count` split parts per row
+// block (1: each row block whole in one CTA, no partials, no combine). A ragged batch is dealt in
+// balanced units: its row blocks differ in length (one 8k sequence among fifteen short ones ran
+// in 50 us balanced, 113 us split; lib/kernels/decode/NOTES.md, runs 5 and 7). A uniform batch is
+// split into SMs / row blocks parts per row block, at most its key blocks: the balanced partition
+// was 1-22% slower there (batch 1 at 8k-128k keys, batch 8 at 2k and 32k: run 9) and whole row
+// blocks 2% faster once they fill the SMs (batch 32 at 8k: run 7).
+struct ChosenPartition {
+  bool balanced;
+  std::int64_t count;
+};
+inline ChosenPartition chosen_partition(const AttnShape& shape, int sms) {
+  if (!shape.seqlens_k.empty()) return {true, balanced_parts(total_units(shape), sms)};
+  const std::int64_t most =
+      std::min<std::int64_t>(kMaxSplits, std::max<std::int64_t>(1, key_blocks(shape)));
+  return {false, std::clamp<std::int64_t>(sms / row_blocks(shape), 1, most)};
 }
 // Part c's range is [first_unit(c), first_unit(c + 1)); unit u lies in part part_of(u).
 constexpr std::int64_t first_unit(std::int64_t c, std::int64_t units, std::int64_t parts) {

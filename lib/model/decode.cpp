@@ -45,27 +45,24 @@ struct Partition {
   double partial_rows = 0;  // rows of float32 partials stored, one per (row, part)
 };
 
-Partition partition(const AttnShape& s, const Options& o, const std::vector<RowBlock>& blocks,
-                    int sms) {
+// `splits` parts per row block, each a CTA (an empty one stores its -inf part too), as the kernel
+// runs them; 1: whole row blocks.
+Partition split_partition(const std::vector<RowBlock>& blocks, int splits) {
   Partition out;
-  if (s.splits > 0) {
-    for (const RowBlock& r : blocks) {
-      // Every part is a CTA (an empty one stores its -inf part too), as the kernel runs them.
-      for (int c = 0; c < int(s.splits); ++c)
-        out.cta_units.push_back(dt::split_part(int(r.units), int(s.splits), c).blocks);
-      if (s.splits > 1) out.partial_rows += r.rows * double(s.splits);
-    }
-    return out;
+  for (const RowBlock& r : blocks) {
+    for (int c = 0; c < splits; ++c)
+      out.cta_units.push_back(dt::split_part(int(r.units), splits, c).blocks);
+    if (splits > 1) out.partial_rows += r.rows * double(splits);
   }
-  const bool whole =
-      o.decode == DecodePartition::whole_row_blocks || !dt::balanced_is_chosen(s, sms);
-  if (whole) {
-    for (const RowBlock& r : blocks) out.cta_units.push_back(r.units);
-    return out;
-  }
+  return out;
+}
+
+// Equal ranges of every unit over `parts` CTAs; a row block several CTAs cover stores a partial
+// per CTA.
+Partition balanced_partition(const std::vector<RowBlock>& blocks, std::int64_t parts) {
+  Partition out;
   std::int64_t units = 0;
   for (const RowBlock& r : blocks) units += r.units;
-  const std::int64_t parts = dt::balanced_parts(units, sms);
   for (std::int64_t c = 0; c < parts; ++c)
     out.cta_units.push_back(dt::first_unit(c + 1, units, parts) - dt::first_unit(c, units, parts));
   std::int64_t first = 0;
@@ -78,6 +75,17 @@ Partition partition(const AttnShape& s, const Options& o, const std::vector<RowB
     first += r.units;
   }
   return out;
+}
+
+// The kernel's partition: a forced split count, whole row blocks (the ablation), or
+// decode_tiles::chosen_partition.
+Partition partition(const AttnShape& s, const Options& o, const std::vector<RowBlock>& blocks,
+                    int sms) {
+  if (s.splits > 0) return split_partition(blocks, int(s.splits));
+  if (o.decode == DecodePartition::whole_row_blocks) return split_partition(blocks, 1);
+  const dt::ChosenPartition chosen = dt::chosen_partition(s, sms);
+  return chosen.balanced ? balanced_partition(blocks, chosen.count)
+                         : split_partition(blocks, int(chosen.count));
 }
 
 // SM cycles until the last CTA ends: one wave where the CTAs fit the SMs, whole waves of equal

@@ -38,8 +38,8 @@ Result<Tile> parse_tile(std::string_view text);  // "128x128"
 // in shared memory.
 enum class DqAdd { atomics, tensor_reduce };
 
-// How a decode kernel deals its work to CTAs (core/decode_tiles.hpp): the balanced partition
-// unless a uniform batch's row blocks fill the SMs (decode_tiles::balanced_is_chosen), or every
+// How a decode kernel deals its work to CTAs (core/decode_tiles.hpp): the kernel's own choice
+// (decode_tiles::chosen_partition: balanced for a ragged batch, split for a uniform one), or every
 // packed row block whole in one CTA (no partials, no combine). A shape's forced `splits` takes
 // FlashDecoding's split partition either way.
 enum class DecodePartition { chosen, whole_row_blocks };

@@ -76,13 +76,23 @@ TEST(DecodeBalanced, OneCtaPerSmUnlessFewerUnits) {
   EXPECT_EQ(balanced_parts(0, kH200Sms), 1);
 }
 
-TEST(DecodeBalanced, IsChosenUnlessUniformRowBlocksFillTheSms) {
-  EXPECT_TRUE(balanced_is_chosen(decode(8, 32, 1, 32768), kH200Sms));   // 64 row blocks
-  EXPECT_FALSE(balanced_is_chosen(decode(32, 32, 1, 8192), kH200Sms));  // 256 row blocks
+// A uniform batch is split into SMs / row blocks parts per row block (at most its key blocks and
+// kMaxSplits; whole row blocks from the SMs up); a ragged one is dealt over one CTA per SM.
+TEST(DecodeChosen, UniformBatchesSplitRaggedOnesAreBalanced) {
+  const auto chosen = [](const AttnShape& s) { return chosen_partition(s, kH200Sms); };
+  EXPECT_FALSE(chosen(decode(1, 32, 1, 32768)).balanced);
+  EXPECT_EQ(chosen(decode(1, 32, 1, 32768)).count, 16);  // 8 row blocks
+  EXPECT_EQ(chosen(decode(8, 32, 1, 32768)).count, 2);   // 64 row blocks
+  EXPECT_EQ(chosen(decode(32, 32, 1, 8192)).count, 1);   // 256 row blocks: whole
+  EXPECT_EQ(chosen(decode(1, 32, 1, 1000)).count, 8);    // 8 key blocks
+  AttnShape mqa = decode(1, 8, 1, 131072);
+  mqa.heads_kv = 1;
+  EXPECT_EQ(chosen(mqa).count, kMaxSplits);  // 1 row block
   AttnShape ragged = decode(32, 32, 1, 8192);
   ragged.seqlens_k.assign(32, 100);
   ragged.seqlens_k[0] = 8192;
-  EXPECT_TRUE(balanced_is_chosen(ragged, kH200Sms));
+  EXPECT_TRUE(chosen(ragged).balanced);
+  EXPECT_EQ(chosen(ragged).count, kH200Sms);
 }
 
 // Parts tile the units exactly, in ranges whose sizes differ by at most one, and part_of inverts

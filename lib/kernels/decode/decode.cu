@@ -5,12 +5,12 @@
 // Algorithm. A pack is one (batch, KV head): its g = heads_q / heads_kv query heads times seqlen_q
 // queries are g * seqlen_q consecutive rows of Q and O (core/decode_tiles.hpp), so one tile of 64
 // packed rows reads each key once for all g heads (decode at g = 8 fills 8 rows of the tile rather
-// than 8 tiles reading the same keys). Work is cut by core/decode_tiles.hpp: the registry entry
-// numbers every (row block, key block) unit of the problem and deals equal ranges of them to one
-// CTA per SM (balanced: each SM streams the same bytes whatever the batch or a ragged batch's
-// lengths; a CTA runs a segment per row block its range touches); a forced split count cuts each
-// row block into `splits` parts of its own (FlashDecoding), one CTA each. One CTA per SM (the
-// stages fill shared memory), one consumer warpgroup and one producer warp (kernel.cuh):
+// than 8 tiles reading the same keys). Work is cut by core/decode_tiles.hpp: a ragged batch's
+// every (row block, key block) unit is numbered and equal ranges are dealt to one CTA per SM
+// (balanced: each SM streams the same bytes whatever the lengths; a CTA runs a segment per row
+// block its range touches); a uniform batch's row blocks are split into SMs / row blocks parts
+// (FlashDecoding), one CTA each, or a forced `splits`. One CTA per SM (the stages fill shared
+// memory), one consumer warpgroup and one producer warp (kernel.cuh):
 //   producer (warp 4; lane 0, or every lane for a paged cache, one page per lane): K and V of each
 //     key block of its segments into a ring of stages (3 at hd128: 64 KiB each), one full barrier
 //     per stage for both, an empty barrier a consumer warp arrives at;
@@ -18,7 +18,8 @@
 //     segment's Q as soon as the last S of this one is done), S = Q K^T (wgmma m64nNk16, both
 //     operands in shared memory), the mask (keys past the sequence's keys; causal bottom-right
 //     per packed row's query t = row % seqlen_q), V rows past the keys zeroed for a paged or
-//     ragged cache, fa3's online softmax, O += P V (wgmma, P from registers, V N-major), then the stage is released.
+//     ragged cache, fa3's online softmax, O += P V (wgmma, P from registers, V N-major), then the
+//     stage is released.
 //   Epilogue: a segment that is its row block's whole key range writes O and LSE directly; the
 //     others write O (normalized by the part's own sum) and LSE as float32 partials into the
 //     workspace, and a combine kernel (launched with programmatic dependent launch, so its launch
@@ -32,10 +33,10 @@
 // SM's share of HBM (4.3 TB/s / 132) streams in ~2000 cycles, so one consumer warpgroup keeps up
 // without overlapping S and P V.
 //
-// Entries: fa3_decode (balanced, or the shape's split count) and fa3_decode_nosplit (one part per
-// row block: GQA packing alone, the ablation). decode.hpp launches with a given split or part
-// count.
-// Registers, the measurements and the history: lib/kernels/decode/NOTES.md.
+// Entries: fa3_decode (decode_tiles::chosen_partition, or the shape's split count) and
+// fa3_decode_nosplit (one part per row block: GQA packing alone, the ablation). decode.hpp launches
+// with a given split or part count. Registers, the measurements and the history:
+// lib/kernels/decode/NOTES.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -201,13 +202,12 @@ Status launch_partition(const AttnShape& shape, const AttnBuffers& buffers, Stre
              : launch_for_element<__half>(shape, buffers, stream, partition);
 }
 
-// The registry entry's partition (decode_tiles::balanced_is_chosen): the shape's split count when
-// it forces one; whole row blocks when a uniform batch's row blocks fill the SMs; else balanced
-// over one CTA per SM.
+// The registry entry's partition: the shape's split count when it forces one, else
+// decode_tiles::chosen_partition (balanced for a ragged batch, split for a uniform one).
 Partition chosen_partition(const AttnShape& shape, int sms) {
   if (shape.splits) return Partition{false, int(shape.splits)};
-  if (!decode_tiles::balanced_is_chosen(shape, sms)) return Partition{false, 1};
-  return Partition{true, int(decode_tiles::balanced_parts(decode_tiles::total_units(shape), sms))};
+  const decode_tiles::ChosenPartition chosen = decode_tiles::chosen_partition(shape, sms);
+  return Partition{chosen.balanced, int(chosen.count)};
 }
 
 Status launch_chosen(const AttnShape& shape, const AttnBuffers& buffers, Stream stream) {
