@@ -323,7 +323,7 @@ Result<std::vector<ImportedRun>> parse_peer_records(std::istream& in, const std:
       const hw::Spec* gpu = known_device(specs, m.device);
       if (gpu) check_against_peak(m, *gpu);
       auto [at, inserted] = run_index.try_emplace(run, runs.size());
-      if (inserted) runs.push_back({run_info(record, run, m.device, origin, command_line), {}});
+      if (inserted) runs.push_back({run_info(record, run, m.device, origin, command_line), {}, {}});
       ImportedRun& imported = runs[at->second];
       if (!gpu &&
           std::ranges::find(imported.unknown_devices, m.device) == imported.unknown_devices.end())
