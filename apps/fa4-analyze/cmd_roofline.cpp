@@ -128,7 +128,7 @@ std::optional<GpuRoofline> roofline_of(const hw::Spec& gpu, const RooflineOption
       const bool wanted = !m.ours() || names.contains(m.kernel);
       if (model && model->id == gpu.id && m.ok() && m.pass == pass && wanted &&
           headdims.contains(m.shape.headdim))
-        out.points.push_back(report::measured_point(m));
+        out.points.push_back(report::measured_point(m, model));
     }
     ceilings = report::measured_ceilings_of(specs, gpu, sources->ceilings);
     std::string from;
@@ -236,7 +236,8 @@ void run_roofline(const Context& ctx, const RooflineOptions& o) {
   std::size_t points = 0, roofs = 0;
   for (const GpuRoofline& r : all) {
     points += r.points.size();
-    roofs += r.bounds.roofs.size() + 1 + (r.bounds.measured_hbm_tb_s > 0);
+    roofs += r.bounds.roofs.size() + 1 + (r.bounds.measured_hbm_tb_s > 0) +
+             (r.bounds.measured_hbm_read_tb_s > 0);
   }
   fmt::print("wrote {} ({} points, {} roofs{}) with its script {}.gp and data {}.dat\n", o.out,
              points, roofs, several ? fmt::format(", {} GPUs", all.size()) : "", stem, stem);

@@ -170,6 +170,7 @@ Prediction predict_decode(const hw::Spec& gpu, const AttnShape& s, const Options
   const double paged = paged_read_factor(s, block_n);
   if (paged > 1) p.factors.push_back(factors::reported(factors::Id::kPagedBoxOverheadBytes));
   const double hbm_s = (kv * paged + table + q_o + partials + written_back) / bandwidth;
+  p.hbm_bytes = kv + table + q_o + 2 * partials;
   // After the last bytes arrive its CTA still computes its last key block and stores.
   const double drain_s = (p.tile_time_cycles + cta_cycles) / clock_hz;
   p.main_kernel_s = std::max(compute_s, hbm_s + drain_s);

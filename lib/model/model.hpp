@@ -153,6 +153,11 @@ struct Prediction {
   double main_kernel_s = 0;     // the fused main kernel's share of time_s (fa2, fa3, fa4): the
                                 // launches beside it and their overheads are the rest
   double flops = 0;             // convention in core/shape.hpp
+  // Decode (Options::decode): the bytes the launch moves through HBM: K and V of each sequence's
+  // keys, a paged cache's block table, Q, O and the log-sum-exp, and the float32 partials written
+  // and read back by the combine (its time also prices the paged boxes' overhead and the L2
+  // flush's write-back, which are not the kernel's bytes). 0 on the other paths.
+  double hbm_bytes = 0;
   double tflops = 0;
   double fraction_of_peak = 0;  // of the dense tensor-core peak for the dtype
   Unit bottleneck = Unit::mma;  // of the whole kernel (hbm when bandwidth-bound)

@@ -73,6 +73,8 @@ Status check_finite_roofs(const hw::Spec& gpu, const RooflineBounds& b) {
     return refused("the HBM bandwidth (TB/s)", b.hbm_tb_s, false);
   if (!std::isfinite(b.measured_hbm_tb_s) || b.measured_hbm_tb_s < 0)
     return refused("the measured HBM copy bandwidth (TB/s)", b.measured_hbm_tb_s, true);
+  if (!std::isfinite(b.measured_hbm_read_tb_s) || b.measured_hbm_read_tb_s < 0)
+    return refused("the measured HBM read bandwidth (TB/s)", b.measured_hbm_read_tb_s, true);
   for (const Roof& r : b.roofs)
     if (!std::isfinite(r.tflops) || r.tflops <= 0)
       return refused(fmt::format("the roof \"{}\" (TFLOP/s)", r.name), r.tflops, r.measured);
@@ -94,6 +96,7 @@ Result<RooflineBounds> roofline_bounds(const hw::Spec& gpu, Pass pass,
     if (auto s = add_attention_roofs(gpu, pass, d, false, b.roofs); !s) return s.error();
   for (const hw::MeasuredCeiling& c : measured) {
     if (c.unit == "hbm_copy") b.measured_hbm_tb_s = c.value;
+    if (c.unit == "hbm_read") b.measured_hbm_read_tb_s = c.value;
     if (c.unit == "gemm_bf16") b.roofs.push_back({"cuBLAS bf16 GEMM (measured)", c.value, true});
     if (b.measured_from.empty()) b.measured_from = c.provenance;
   }

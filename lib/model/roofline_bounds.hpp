@@ -25,6 +25,7 @@ struct RooflineBounds {
   Pass pass = Pass::fwd;
   double hbm_tb_s = 0;            // datasheet
   double measured_hbm_tb_s = 0;   // device-to-device copy; 0 when not measured
+  double measured_hbm_read_tb_s = 0;  // a read-only stream (decode's ceiling); 0 when not measured
   std::vector<Roof> roofs;        // the dense peak first, then per head dim, modeled then measured
   std::string ceiling_algorithm;  // the algorithm whose tiles give the attention ceilings
   std::string measured_from;      // "NVIDIA H200, run 1, 2026-11-23T00:52:24Z"; "" when none

@@ -75,6 +75,8 @@ std::string legend_setting(Legend legend) {
       return "set key inside top left Left reverse opaque box lc rgb '#cccccc'";
     case Legend::outside_right:
       return "set key outside right top vertical Left reverse";
+    case Legend::below:
+      return "set key outside below center vertical Left reverse maxrows 3";
   }
   return "";
 }

@@ -65,7 +65,11 @@ inline Axis log_axis(std::string title, int base = 10, std::optional<double> min
   return axis;
 }
 
-enum class Legend { top_left, outside_right };
+enum class Legend {
+  top_left,
+  outside_right,
+  below,  // under the panel's x axis, entries side by side: a wide panel's lines left clear
+};
 
 struct Panel {
   std::string title;

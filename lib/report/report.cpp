@@ -48,6 +48,10 @@ constexpr SectionEntry kSections[] = {
      [](const ReportInputs& in, const ModelDigest&, ReportCharts& charts) {
        return measured_section(in, charts) + ladder_subsection(in, charts);
      }},
+    {Section::serving, "Serving: decode's KV-read bandwidth", "",
+     [](const ReportInputs& in, const ModelDigest&, ReportCharts& charts) {
+       return serving_section(in, charts);
+     }},
     {Section::scaling, "Asymmetric scaling: which FA4 technique pays where", "",
      [](const ReportInputs& in, const ModelDigest&, ReportCharts&) {
        return scaling_section(in.gpus, in.measurements);

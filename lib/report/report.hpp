@@ -43,7 +43,8 @@ struct RenderedReport {
 // at a glance, per-tile cycles (FA4 Table 1 and backward reproduced, one tile across every GPU, and
 // why each GPU is bound where it is), predicted TFLOP/s against sequence length (a chart per GPU,
 // every figure in CSV), measured: our kernels against the peers (a chart per device, the tables
-// with ratios folded, the kernel ladder), asymmetric scaling (which FA4 technique pays on which
+// with ratios folded, the kernel ladder), serving (decode's KV-read bandwidth against the measured
+// HBM ceilings, paged and ragged caches), asymmetric scaling (which FA4 technique pays on which
 // GPU, predicted and measured), the model against published figures, the model's non-hardware
 // factors.
 RenderedReport render_report(const ReportInputs& inputs);

@@ -8,6 +8,7 @@
 
 #include "hw/loader.hpp"
 #include "model/algorithm_traits.hpp"
+#include "report/decode_model.hpp"
 
 namespace fa4::report {
 namespace {
@@ -20,6 +21,7 @@ double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v)));
 
 // Each roof's colour, the same on every GPU; a measured roof takes its modeled one's colour.
 constexpr const char* kHbmColour = "#444444";
+constexpr const char* kHbmReadColour = "#2471a3";  // the measured read-only stream's slope
 std::string roof_colour(const std::string& roof_name) {
   if (roof_name.starts_with("exp2 on MUFU")) return "#c0392b";
   if (roof_name.starts_with("shared memory")) return "#7d3c98";
@@ -69,27 +71,41 @@ std::vector<AttnShape> reference_shapes() {
   return {prefill, causal, chunk, decode};
 }
 
-RooflinePoint predicted_point(const model::Prediction& p) {
-  return {std::string(model::to_string(p.algorithm)),
+RooflinePoint predicted_point(const model::Prediction& p, std::string kernel) {
+  const double bytes = p.hbm_bytes > 0 ? p.hbm_bytes : attention_min_hbm_bytes(p.shape, p.pass);
+  return {kernel.empty() ? std::string(model::to_string(p.algorithm)) : std::move(kernel),
           "predicted",
           regime(p.shape),
           p.shape,
           p.pass,
-          attention_flops(p.shape, p.pass) / attention_min_hbm_bytes(p.shape, p.pass),
+          attention_flops(p.shape, p.pass) / bytes,
           p.tflops,
           "model " + p.model_version};
 }
 
-RooflinePoint measured_point(const store::MeasurementRow& m) {
+RooflinePoint measured_point(const store::MeasurementRow& m, const hw::Spec* gpu) {
   return {m.kernel,
           m.source,
           regime(m.shape),
           m.shape,
           m.pass,
-          attention_flops(m.shape, m.pass) / attention_min_hbm_bytes(m.shape, m.pass),
+          attention_flops(m.shape, m.pass) / moved_hbm_bytes(m.kernel, m.shape, m.pass, gpu),
           m.tflops,
           fmt::format("{}, run {}, {}, rev {}", m.device, m.run_id, m.started_at.substr(0, 10),
                       m.revision)};
+}
+
+std::optional<RooflinePoint> predicted_decode_point(const hw::Spec& gpu, const AttnShape& shape) {
+  auto options = our_decode_options("fa3_decode", shape);
+  if (!options) return std::nullopt;
+  options->after_l2_flush = false;  // a serving step, not the harness's timed launch
+  const auto p = model::predict(gpu, shape, *options);
+  if (!p) return std::nullopt;
+  return predicted_point(*p, "fa3_decode");
+}
+
+double bandwidth_tb_s(const RooflinePoint& p) {
+  return p.intensity > 0 ? p.tflops / p.intensity : 0;
 }
 
 std::string regime_label(const RooflinePoint& p) {
@@ -121,19 +137,23 @@ Figure roofline_figure(const std::string& name, const hw::Spec& gpu, const Roofl
   panel.y = log_axis("TFLOP/s", 10, y_lo, y_hi);
   panel.legend = Legend::outside_right;
   // The HBM slope up to the highest roof of its kind (modeled or measured).
-  const auto slope = [&](double tb_s, std::string series_name, SeriesStyle style) {
+  const auto slope = [&](double tb_s, std::string series_name, SeriesStyle style,
+                         const char* colour) {
     double top = 0;
     for (const Roof& r : b.roofs)
       if (r.measured == (style == SeriesStyle::dashed_line)) top = std::max(top, r.tflops);
-    panel.series.push_back({std::move(series_name),
-                            style,
-                            kHbmColour,
-                            {{x_lo, tb_s * x_lo, ""}, {top / tb_s, top, ""}}});
+    if (top <= 0) top = b.roofs.front().tflops;  // no measured roof: up to the dense peak
+    panel.series.push_back(
+        {std::move(series_name), style, colour, {{x_lo, tb_s * x_lo, ""}, {top / tb_s, top, ""}}});
   };
-  slope(b.hbm_tb_s, fmt::format("HBM {:.2f} TB/s", b.hbm_tb_s), SeriesStyle::roof);
+  slope(b.hbm_tb_s, fmt::format("HBM {:.2f} TB/s", b.hbm_tb_s), SeriesStyle::roof, kHbmColour);
   if (b.measured_hbm_tb_s > 0)
     slope(b.measured_hbm_tb_s, fmt::format("HBM copy {:.2f} TB/s (measured)", b.measured_hbm_tb_s),
-          SeriesStyle::dashed_line);
+          SeriesStyle::dashed_line, kHbmColour);
+  if (b.measured_hbm_read_tb_s > 0)
+    slope(b.measured_hbm_read_tb_s,
+          fmt::format("HBM read {:.2f} TB/s (measured)", b.measured_hbm_read_tb_s),
+          SeriesStyle::dashed_line, kHbmReadColour);
   for (const Roof& r : b.roofs) {
     const double bandwidth =
         r.measured && b.measured_hbm_tb_s > 0 ? b.measured_hbm_tb_s : b.hbm_tb_s;
@@ -192,6 +212,7 @@ std::string roofline_json(const RooflineBounds& b, const std::vector<RooflinePoi
                         {"pass", to_string(b.pass)},
                         {"hbm_tb_s", b.hbm_tb_s},
                         {"measured_hbm_tb_s", b.measured_hbm_tb_s},
+                        {"measured_hbm_read_tb_s", b.measured_hbm_read_tb_s},
                         {"ceiling_algorithm", b.ceiling_algorithm},
                         {"measured_from", b.measured_from},
                         {"roofs", roofs},

@@ -5,6 +5,7 @@
 // database has them. Points: kernels predicted by the model and measured (ours and the peers).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,15 +49,26 @@ std::string regime(const AttnShape& shape);
 // sequences against 8192 keys.
 std::vector<AttnShape> reference_shapes();
 
-RooflinePoint predicted_point(const model::Prediction& prediction);
-RooflinePoint measured_point(const store::MeasurementRow& row);
+// x: the FLOPs over the bytes the kernel moves (decode_model.hpp's moved_hbm_bytes: a decode
+// prediction's own count, Prediction::hbm_bytes, else the fewest a fused kernel moves). `kernel`
+// names the point where the algorithm's name does not ("fa3_decode"); "" for the algorithm's.
+RooflinePoint predicted_point(const model::Prediction& prediction, std::string kernel = "");
+// The same for a measurement; `gpu`, the hardware model of its device, counts our decode kernels'
+// partials and block table as the model does (without it: the fewest bytes).
+RooflinePoint measured_point(const store::MeasurementRow& row, const hw::Spec* gpu = nullptr);
+// Our decode kernel (fa3_decode: GQA-packed rows, the balanced partition) predicted at `shape` as
+// served (no L2 flush before it); nullopt where the model does not price it (fa3 needs Hopper).
+std::optional<RooflinePoint> predicted_decode_point(const hw::Spec& gpu, const AttnShape& shape);
+// The HBM bandwidth a point ran at, in TB/s: its TFLOP/s over its FLOPs per byte.
+double bandwidth_tb_s(const RooflinePoint& point);
 
 // "causal prefill" for a causal prefill, else the regime.
 std::string regime_label(const RooflinePoint& point);
 // One label per point: "fa4 decode", "fa3 causal prefill".
 std::string point_label(const RooflinePoint& point);
 
-// The chart: roofs as lines (measured ones dashed), points one series per kernel and origin
+// The chart: roofs as lines (measured ones dashed: the HBM copy and read-only streams, the GEMM and
+// the attention ceilings from the measured units), points one series per kernel and origin
 // (predicted ones triangles, measured ones circles), each regime named at the chart's bottom.
 // `caption` says where the figures come from.
 Figure roofline_figure(const std::string& name, const hw::Spec& gpu, const RooflineBounds& bounds,

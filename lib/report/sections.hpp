@@ -24,6 +24,7 @@ enum class Section {
   tiles,
   sweep,
   measured,
+  serving,
   scaling,
   published,
   factors
@@ -67,6 +68,11 @@ std::string ladder_subsection(const ReportInputs& inputs, ReportCharts& charts);
 // cuDNN's, with the model beside each; "" when no problem has all four.
 std::string training_step_subsection(const std::vector<store::MeasurementRow>& rows,
                                      const CudnnModel& cudnn_model, const std::string& device);
+// The serving section (report_serving.cpp): per device with measured decode runs, the KV-read
+// bandwidth against seqlen_k per batch size of our decode kernels, the peers and the model, the
+// measured HBM read and copy ceilings as lines; paged against contiguous; ragged against padded.
+// One line saying so when no decode run is in the results.
+std::string serving_section(const ReportInputs& inputs, ReportCharts& charts);
 // The scaling section: per GPU and head dim, the units' cycles, the best exp-emulation share and
 // the predicted gain of each FA4 technique, beside our measured fa4 / fa3 on Hopper.
 std::string scaling_section(const std::vector<hw::Spec>& gpus,

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include "cli_runner.hpp"
 
@@ -53,6 +54,46 @@ TEST_F(ReportCli, ShowsTheReferenceRunsUnlessToldNot) {
   EXPECT_NE(a.find("### NVIDIA H200"), std::string::npos);
   EXPECT_EQ(b.find("data/runs/"), std::string::npos);
   EXPECT_NE(b.find("Nothing is measured yet"), std::string::npos);
+}
+
+// The serving section reads the decode runs of the database it is given: one line saying there
+// are none, or each kernel's KV-read bandwidth (two peers imported here, run 2's H200 figures).
+TEST_F(ReportCli, ServingSectionShowsTheDatabasesDecodeRunsOrSaysThereAreNone) {
+  ::setenv("FA4_GNUPLOT", "/nonexistent/gnuplot", 1);  // the charts do not matter here
+  const Outcome none = run("--db t.db report --no-reference-runs --out none.md");
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(slurp(dir_ / "none.md")
+                .find("Serving: decode's KV-read bandwidth\n\nNo decode run "
+                      "is in the results"),
+            std::string::npos);
+  std::ofstream peers(dir_ / "decode.jsonl");
+  for (const auto& [source, kernel, seconds] :
+       {std::tuple{"peer:torch-cudnn", "sdpa_cudnn", 0.0002561},
+        {"peer:torch-flash", "sdpa_flash", 0.0002583}})
+    peers << R"({"schema": "fa4-peer/1", "run": "d2", "device": "NVIDIA H200", "driver": "580", )"
+          << R"("cuda": "13.0", "versions": {"torch": "2.11.0", "triton": null, "cudnn": "91900", )"
+          << R"("python": "3.12.3"}, "revision": "abc", "host": "gpu-1", )"
+          << R"("measured_at": "2026-12-01T02:00:00Z", "source": ")" << source
+          << R"(", "kernel": ")" << kernel
+          << R"(", "shape": {"batch": 8, "heads_q": 32, "heads_kv": 8, "seqlen_q": 1, )"
+          << R"("seqlen_k": 32768, "headdim": 128, "headdim_v": 128, "causal": false, )"
+          << R"("dtype": "bf16"}, "pass": "fwd", "status": "ok", "reason": null, "check": null, )"
+          << R"("samples_s": [)" << seconds << ", " << seconds << ", " << seconds
+          << R"(], "median_s": )" << seconds << R"(, "p25_s": )" << seconds << R"(, "p75_s": )"
+          << seconds << R"(, "min_s": )" << seconds << R"(, "max_s": )" << seconds
+          << R"(, "tflops": 0, "sm_clock_mhz": 1980})"
+          << "\n";
+  peers.close();
+  const Outcome imported = run("--db t.db import decode.jsonl");
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  const Outcome o = run("--db t.db report --no-reference-runs --out r.md");
+  ::unsetenv("FA4_GNUPLOT");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string md = slurp(dir_ / "r.md");
+  // 8 x 8 KV heads x 32768 keys x 2 x 128 x 2 bytes (and Q, O, LSE) over each median time.
+  EXPECT_NE(md.find("| 32/8 hd128 | 1 | 8 | 32768 | 1.07 GB | 4.19 | 4.16 |"), std::string::npos)
+      << md.substr(md.find("Serving:"), 3000);
+  EXPECT_EQ(md.find("No decode run is in the results"), std::string::npos);
 }
 
 // A report killed before its cleanup leaves its private copies of the reference runs in the temp

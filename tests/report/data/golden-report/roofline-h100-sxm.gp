@@ -26,6 +26,7 @@ plot 'roofline-h100-sxm.dat' index 0 using 1:2 with lines lw 2 lc rgb '#444444' 
      'roofline-h100-sxm.dat' index 6 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fa2 (model)', \
      'roofline-h100-sxm.dat' index 7 using 1:2 with points pt 9 ps 1.4 lc rgb '#e15759' title 'fa3 (model)', \
      'roofline-h100-sxm.dat' index 8 using 1:2 with points pt 9 ps 1.4 lc rgb '#76b7b2' title 'fa4 (model)', \
-     'roofline-h100-sxm.dat' index 9 using 1:2:3 with labels left rotate by 90 font ',10' tc rgb '#444444' notitle
+     'roofline-h100-sxm.dat' index 9 using 1:2 with points pt 9 ps 1.4 lc rgb '#59a14f' title 'fa3_decode (model)', \
+     'roofline-h100-sxm.dat' index 10 using 1:2:3 with labels left rotate by 90 font ',10' tc rgb '#444444' notitle
 
 unset multiplot

@@ -27,13 +27,14 @@ plot 'roofline-h200.dat' index 0 using 1:2 with lines lw 2 lc rgb '#444444' titl
      'roofline-h200.dat' index 7 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fa2 (model)', \
      'roofline-h200.dat' index 8 using 1:2 with points pt 9 ps 1.4 lc rgb '#e15759' title 'fa3 (model)', \
      'roofline-h200.dat' index 9 using 1:2 with points pt 9 ps 1.4 lc rgb '#76b7b2' title 'fa4 (model)', \
-     'roofline-h200.dat' index 10 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'naive (ours)', \
-     'roofline-h200.dat' index 11 using 1:2 with points pt 7 ps 0.8 lc rgb '#f28e2b' title 'fa2 (ours)', \
-     'roofline-h200.dat' index 12 using 1:2 with points pt 7 ps 0.8 lc rgb '#59a14f' title 'sdpa_cudnn (peer:torch-cudnn)', \
-     'roofline-h200.dat' index 13 using 1:2 with points pt 7 ps 0.8 lc rgb '#edc948' title 'sdpa_flash (peer:torch-flash)', \
-     'roofline-h200.dat' index 14 using 1:2 with points pt 7 ps 0.8 lc rgb '#b07aa1' title 'sdpa_math (peer:torch-math)', \
-     'roofline-h200.dat' index 15 using 1:2 with points pt 7 ps 0.8 lc rgb '#e15759' title 'fa3 (ours)', \
-     'roofline-h200.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#ff9da7' title 'fa3_no_pingpong (ours)', \
-     'roofline-h200.dat' index 17 using 1:2:3 with labels left rotate by 90 font ',10' tc rgb '#444444' notitle
+     'roofline-h200.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#59a14f' title 'fa3_decode (model)', \
+     'roofline-h200.dat' index 11 using 1:2 with points pt 7 ps 0.8 lc rgb '#edc948' title 'sdpa_cudnn (peer:torch-cudnn)', \
+     'roofline-h200.dat' index 12 using 1:2 with points pt 7 ps 0.8 lc rgb '#b07aa1' title 'sdpa_flash (peer:torch-flash)', \
+     'roofline-h200.dat' index 13 using 1:2 with points pt 7 ps 0.8 lc rgb '#ff9da7' title 'sdpa_math (peer:torch-math)', \
+     'roofline-h200.dat' index 14 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'naive (ours)', \
+     'roofline-h200.dat' index 15 using 1:2 with points pt 7 ps 0.8 lc rgb '#f28e2b' title 'fa2 (ours)', \
+     'roofline-h200.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#e15759' title 'fa3 (ours)', \
+     'roofline-h200.dat' index 17 using 1:2 with points pt 7 ps 0.8 lc rgb '#9c755f' title 'fa3_no_pingpong (ours)', \
+     'roofline-h200.dat' index 18 using 1:2:3 with labels left rotate by 90 font ',10' tc rgb '#444444' notitle
 
 unset multiplot
