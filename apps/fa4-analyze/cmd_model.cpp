@@ -32,6 +32,7 @@ struct ModelOptions {
   bool software_row_max = false;
   bool two_cta = false;
   bool json = false, csv = false;
+  bool factors = false;
   std::string ceilings = "datasheet";
   ShapeOptions shape;
   // --profile: an implementation as the report models it (model/profiles.hpp).
@@ -102,8 +103,15 @@ void print_one(const Context& ctx, const ModelOptions& o, const std::vector<hw::
     if (!o.profile.empty()) out["profile"] = {{"name", o.profile}, {"paid", p.paid}};
     fmt::print("{}\n", out.dump(2));
   } else {
-    if (!o.profile.empty()) fmt::print("{}\n", profile_line(p));
+    if (o.profile.empty())
+      fmt::print(
+          "profile: none, {}'s analytic core (--profile NAME models an implementation, "
+          "--profiles lists them)\n",
+          model::to_string(p.prediction.algorithm));
+    else
+      fmt::print("{}\n", profile_line(p));
     fmt::print("{}", model::prediction_text(gpu, p.prediction));
+    if (o.factors) fmt::print("\n{}", model::factors_text(p.prediction));
   }
 }
 
@@ -170,6 +178,8 @@ void setup(CLI::App& app, Context& ctx) {
               "Take each row's max in software, not from the tensor-memory load (fa4 forward; "
               "default: from the load on B300 and GB300)");
   c->add_flag("--two-cta", o->two_cta, "FA4 backward in 2-CTA mode (Blackwell)");
+  c->add_flag("--factors", o->factors,
+              "List the factors that are not hardware rates, each with what it was fitted to");
   c->add_flag("--json", o->json, "Print one JSON object");
   c->add_flag("--csv", o->csv, "Print a CSV row per GPU (with why each differs from the first)");
   add_ceilings_option(*c, o->ceilings);

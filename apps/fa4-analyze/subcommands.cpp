@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "context.hpp"
+#include "examples.hpp"
 
 namespace fa4::app {
 namespace {
@@ -23,6 +24,7 @@ void setup_subcommands(CLI::App& app, Context& ctx) {
   std::sort(setups.begin(), setups.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [order, setup] : setups) setup(app, ctx);
+  add_help_footers(app);
 }
 
 }  // namespace fa4::app

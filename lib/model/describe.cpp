@@ -47,7 +47,13 @@ std::string prediction_text(const hw::Spec& gpu, const Prediction& p) {
   out += fmt::format("\nterms paid beyond {}'s core: {}\n", to_string(p.algorithm),
                      p.terms.empty() ? std::string("none")
                                      : fmt::format("{}", fmt::join(p.terms, "; ")));
-  out += "\nfactors that are not hardware rates\n";
+  out += fmt::format("{} factors that are not hardware rates (--factors lists them)\n",
+                     p.factors.size());
+  return out;
+}
+
+std::string factors_text(const Prediction& p) {
+  std::string out = "factors that are not hardware rates\n";
   for (const Factor& f : p.factors)
     out += fmt::format("  {:<18} {:<8.4g} {}{}\n", f.name, f.value, f.meaning,
                        f.fitted_to.empty() ? "" : fmt::format(" [{}]", f.fitted_to));
