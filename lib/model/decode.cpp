@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/decode_tiles.hpp"
+#include "model/algorithm_traits.hpp"
 #include "model/factors.hpp"
 #include "model/model.hpp"
 #include "model/predict_internal.hpp"
@@ -123,12 +124,22 @@ Tile decode_tile(const AttnShape& s) { return {dt::kBlockM, dt::key_block(s.head
 Prediction predict_decode(const hw::Spec& gpu, const AttnShape& s, const Options& o, Prediction p) {
   const TileCycles& c = p.tile_cycles;
   const double e = element_bytes(s.dtype);
-  // One key block of one CTA: S, the softmax and P V in sequence, each GEMM's result waited for.
-  p.tensor_stream_cycles = std::max(c.mma / gpu.gemm_efficiency, c.smem);
-  p.softmax_stream_cycles = std::max(c.exp_mufu, c.fma);
-  p.tile_time_cycles =
-      p.tensor_stream_cycles + p.softmax_stream_cycles + 2 * factors::kDecodeGemmWaitCycles;
-  p.factors.push_back(factors::reported(factors::Id::kDecodeGemmWaitCycles));
+  if (combines_streams_by_norm(gpu, o.algorithm, o.pass)) {
+    // FA4's Blackwell pipeline (cuDNN's there, as its forward is modeled): the softmax warps on
+    // one key block while the MMA warp issues the next, the streams combined as its forward's.
+    const StreamTimes times = blackwell_forward_times(gpu, c, p.tensor_stream_cycles);
+    p.softmax_stream_cycles = times.softmax;
+    p.tile_time_cycles = times.tile;
+    p.factors.push_back(factors::reported(factors::Id::kBlackwellSoftmaxIssueShare));
+    p.factors.push_back(factors::reported(factors::Id::kBlackwellStreamNormExponent));
+  } else {
+    // fa3's one consumer warpgroup: S, the softmax and P V in sequence, each GEMM waited for.
+    p.tensor_stream_cycles = std::max(c.mma / gpu.gemm_efficiency, c.smem);
+    p.softmax_stream_cycles = std::max(c.exp_mufu, c.fma);
+    p.tile_time_cycles =
+        p.tensor_stream_cycles + p.softmax_stream_cycles + 2 * factors::kDecodeGemmWaitCycles;
+    p.factors.push_back(factors::reported(factors::Id::kDecodeGemmWaitCycles));
+  }
   p.factors.push_back(factors::reported(factors::Id::kHopperPersistentTileOverheadCycles));
   const double cta_cycles = factors::kHopperPersistentTileOverheadCycles;
 
@@ -171,13 +182,17 @@ Prediction predict_decode(const hw::Spec& gpu, const AttnShape& s, const Options
   if (paged > 1) p.factors.push_back(factors::reported(factors::Id::kPagedBoxOverheadBytes));
   const double hbm_s = (kv * paged + table + q_o + partials + written_back) / bandwidth;
   p.hbm_bytes = kv + table + q_o + 2 * partials;
-  // After the last bytes arrive its CTA still computes its last key block and stores.
-  const double drain_s = (p.tile_time_cycles + cta_cycles) / clock_hz;
+  // After the last bytes arrive its CTA still computes its last key block and stores: S, the
+  // softmax and P V of that block one after the other (no later block to overlap them with).
+  const double last_block_cycles =
+      std::max(p.tile_time_cycles, p.tensor_stream_cycles + p.softmax_stream_cycles);
+  const double drain_s = (last_block_cycles + cta_cycles) / clock_hz;
   p.main_kernel_s = std::max(compute_s, hbm_s + drain_s);
   // The combine reads each row's partials and writes its O (counted with the main kernel's).
   const bool combine = plan.partial_rows > 0;
   const double combine_s = partials / bandwidth;
-  p.time_s = p.main_kernel_s + combine_s + (combine ? 2 : 1) * factors::kLaunchOverheadSeconds;
+  p.launch_overhead_s = (combine ? 2 : 1) * factors::kLaunchOverheadSeconds;
+  p.time_s = p.main_kernel_s + combine_s + p.launch_overhead_s;
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_s * gpu.sms * clock_hz / p.tiles;
   p.bottleneck = hbm_s + drain_s >= compute_s ? Unit::hbm : Unit::mma;
   return p;

@@ -152,6 +152,9 @@ struct Prediction {
   double time_s = 0;
   double main_kernel_s = 0;     // the fused main kernel's share of time_s (fa2, fa3, fa4): the
                                 // launches beside it and their overheads are the rest
+  // Of time_s: the launches' host-to-start latency (launches x kLaunchOverheadSeconds), which a
+  // timing of the kernels' own device durations (a profiler's sum) does not see.
+  double launch_overhead_s = 0;
   double flops = 0;             // convention in core/shape.hpp
   // Decode (Options::decode): the bytes the launch moves through HBM: K and V of each sequence's
   // keys, a paged cache's block table, Q, O and the log-sum-exp, and the float32 partials written

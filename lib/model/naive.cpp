@@ -70,6 +70,7 @@ Result<Prediction> predict_naive(const hw::Spec& gpu, const AttnShape& s, Predic
     seconds += phase_seconds(gpu, 2 * bh * sq * sk * d, scores + q + k);       // dK = dS^T Q
   }
   p.time_s = seconds;
+  p.launch_overhead_s = (p.pass == Pass::fwd ? 3 : 5) * factors::kLaunchOverheadSeconds;
   p.ctas = bh * ceil_div(sq, p.tile.m);
   p.tiles = p.ctas * ceil_div(sk, p.tile.n);
   p.waves = p.ctas / gpu.sms;

@@ -29,6 +29,24 @@ Factor measured_share(const hw::Spec& gpu, factors::Value factor, double value,
   return f;
 }
 
+// The share of the tensor peak a Blackwell forward's tensor stream sustains: Blackwell Ultra's own
+// (factors.def, kBlackwellUltraForwardTensorShare), elsewhere the GPU's sustained share.
+static double blackwell_forward_tensor_share(const hw::Spec& gpu) {
+  return is_blackwell_ultra(gpu) ? factors::kBlackwellUltraForwardTensorShare : gpu.gemm_efficiency;
+}
+
+// FA4's forward on Blackwell (factors.def, kBlackwellStreamNormExponent): every unit at the GPU's
+// sustained share (the tensor stream at Blackwell Ultra's own), the softmax warps at their share
+// of the issue rate, the two streams combined as a norm.
+StreamTimes blackwell_forward_times(const hw::Spec& gpu, const TileCycles& t, double& tensor) {
+  const double sustained = gpu.gemm_efficiency;
+  tensor = std::max(t.mma, t.smem) / blackwell_forward_tensor_share(gpu);
+  const double softmax =
+      std::max(t.exp_mufu, t.fma / factors::kBlackwellSoftmaxIssueShare) / sustained;
+  const double p = factors::kBlackwellStreamNormExponent;
+  return {softmax, std::pow(std::pow(tensor, p) + std::pow(softmax, p), 1 / p)};
+}
+
 }  // namespace internal
 
 namespace {
@@ -48,10 +66,6 @@ void add_common_factors(const hw::Spec& gpu, Prediction& p) {
 // part of the shorter one it does not hide (algorithm_traits.hpp, overlap): a share of the
 // shorter stream, or, for Hopper's ping-pong (per_longer_stream), `hidden` cycles per cycle of the
 // longer one. FA2's ldmatrix reads add `exposed_smem` of the SMEM time to the softmax stream.
-struct StreamTimes {
-  double softmax = 0;
-  double tile = 0;
-};
 StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem, double hidden,
                          bool per_longer_stream) {
   const double softmax = std::max(t.exp_mufu, t.fma) + exposed_smem * t.smem;
@@ -59,24 +73,6 @@ StreamTimes stream_times(const TileCycles& t, double tensor, double exposed_smem
   const double exposed =
       per_longer_stream ? std::max(0.0, shorter - hidden * longer) : (1 - hidden) * shorter;
   return {softmax, longer + exposed};
-}
-
-// The share of the tensor peak a Blackwell forward's tensor stream sustains: Blackwell Ultra's own
-// (factors.def, kBlackwellUltraForwardTensorShare), elsewhere the GPU's sustained share.
-double blackwell_forward_tensor_share(const hw::Spec& gpu) {
-  return is_blackwell_ultra(gpu) ? factors::kBlackwellUltraForwardTensorShare : gpu.gemm_efficiency;
-}
-
-// FA4's forward on Blackwell (factors.def, kBlackwellStreamNormExponent): every unit at the GPU's
-// sustained share (the tensor stream at Blackwell Ultra's own), the softmax warps at their share
-// of the issue rate, the two streams combined as a norm.
-StreamTimes blackwell_forward_times(const hw::Spec& gpu, const TileCycles& t, double& tensor) {
-  const double sustained = gpu.gemm_efficiency;
-  tensor = std::max(t.mma, t.smem) / blackwell_forward_tensor_share(gpu);
-  const double softmax =
-      std::max(t.exp_mufu, t.fma / factors::kBlackwellSoftmaxIssueShare) / sustained;
-  const double p = factors::kBlackwellStreamNormExponent;
-  return {softmax, std::pow(std::pow(tensor, p) + std::pow(softmax, p), 1 / p)};
 }
 
 // FA2: each warp runs mma.sync and the softmax in turn, reading K and V with ldmatrix; the SM's
@@ -278,6 +274,17 @@ Result<Prediction> predict_persistent(const hw::Spec& gpu, const AttnShape& s, c
   return p;
 }
 
+// A decode launch's tile: decode.cpp's 64 packed rows (one wgmma M) by its key block; with
+// tcgen05 (fa4 on Blackwell) its full-rate 128 rows, the M of FA4's forward and of cuDNN's
+// open-source sm100 engine in its decode plans (TILE_M=128, PACK_GQA=1: cudnn-frontend's decode
+// sweep CSVs). The packed rows of a KV head stay decode.cpp's row blocks of 64, which changes
+// nothing while a group's rows fit in one of them (g x seqlen_q <= 64).
+Tile decode_tile_on(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
+  Tile tile = decode_tile(s);
+  if (o.algorithm == Algorithm::fa4 && is_blackwell(gpu)) tile.m = 128;
+  return tile;
+}
+
 // The algorithm family's own rules: naive's streaming launches, FA2's warps, the persistent
 // Hopper and Blackwell kernels.
 Result<Prediction> predict_family(const hw::Spec& gpu, const AttnShape& s, const Options& o,
@@ -299,8 +306,8 @@ Result<Prediction> predict_family(const hw::Spec& gpu, const AttnShape& s, const
 
 Result<Prediction> predict(const hw::Spec& gpu, const AttnShape& s, const Options& o) {
   if (auto ok = check_options(gpu, s, o); !ok) return ok.error();
-  const Tile tile =
-      o.tile.value_or(o.decode && o.pass == Pass::fwd ? decode_tile(s) : default_tile(gpu, s, o));
+  const Tile tile = o.tile.value_or(o.decode && o.pass == Pass::fwd ? decode_tile_on(gpu, s, o)
+                                                                    : default_tile(gpu, s, o));
   if (auto fits = check_tile_fits(gpu, s, o, tile); !fits) return fits.error();
   auto cycles = tile_cycles(gpu, s, o, tile);
   if (!cycles) return cycles.error();

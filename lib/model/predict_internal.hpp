@@ -73,6 +73,15 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
 // --- The terms a prediction paid, for its trace (terms.cpp) ---------------------------------
 std::vector<std::string_view> terms_paid(const Options& o, const Prediction& p);
 
+// One tile's softmax stream and the tile's time after the overlap of the two streams.
+struct StreamTimes {
+  double softmax = 0;
+  double tile = 0;
+};
+// FA4's forward pipeline on Blackwell (predict.cpp; factors.def, kBlackwellStreamNormExponent):
+// the tensor stream (set in `tensor`) and the softmax stream combined as a norm.
+StreamTimes blackwell_forward_times(const hw::Spec& gpu, const TileCycles& t, double& tensor);
+
 // --- Decode (decode.cpp) --------------------------------------------------------------------
 // The tile of Options::decode's kernels: 64 packed rows by decode_tiles' key block.
 Tile decode_tile(const AttnShape& s);

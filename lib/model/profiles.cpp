@@ -155,6 +155,14 @@ constexpr Profile kProfiles[] = {
      DtypeIs::fp8, 0, "",
      [](const ProfileCase& c) { return other_cudnn_backward(c) && c.shape.causal; },
      Term::dq_adds_spill_l2, "causal: dQ adds beyond a band of the diagonal miss L2"},
+    // Its decode (one query row per sequence, cudnn-frontend's decode sweep): the GQA group's
+    // query heads read each KV head's cache once, its key range dealt to all SMs with float32
+    // partials and a combine, HBM-bound (cuDNN's decode kernels are not public; the record's
+    // decode figures read 4.4-4.5 TB/s on H200 and 7.2-7.5 TB/s on GB200 from 1 GB of cache,
+    // which no tile per query head reaches: NOTES.md, section 8).
+    {"cudnn fwd decode: GQA-packed split KV", "cudnn", GpuFamily::any, Pass::fwd, DtypeIs::any, 0,
+     "", [](const ProfileCase& c) { return c.shape.seqlen_q == 1; }, Term::decode_packed,
+     "one query row: the group's heads packed, the keys dealt to every SM, partials combined"},
     // A published fa4 forward on Blackwell Ultra takes each row's max in software unless a row
     // below says its release takes it from the tensor-memory load.
     {"blackwell ultra fwd: software row max", "", GpuFamily::blackwell_ultra, Pass::fwd,

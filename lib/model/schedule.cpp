@@ -243,7 +243,8 @@ void schedule_fused(const hw::Spec& gpu, const AttnShape& s, const Options& o, P
   }
   if (p.tiles > 0) p.tile_cycles.hbm = hbm_s * gpu.sms * gpu.peak_clock_mhz * 1e6 / p.tiles;
   p.main_kernel_s = std::max(compute_s, hbm_s);
-  p.time_s = p.main_kernel_s + side_s + launches * factors::kLaunchOverheadSeconds;
+  p.launch_overhead_s = launches * factors::kLaunchOverheadSeconds;
+  p.time_s = p.main_kernel_s + side_s + p.launch_overhead_s;
   // The kernel's bottleneck: HBM when streaming bytes takes longer than the tiles, otherwise
   // the busiest unit at its sustained rate (on Blackwell's FA4 forward every unit runs at the
   // sustained share and the softmax warps at theirs of the issue rate).

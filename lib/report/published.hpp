@@ -70,6 +70,10 @@ ErrorSummary summarize_errors(const std::vector<const FigureVsModel*>& rows);
 // "Hopper", "Blackwell" (Blackwell Ultra included) or the architecture's own name.
 std::string gpu_family(const hw::Spec& gpu);
 
+// Whether the figure is a decode step (one query row per sequence, forward): its error is held
+// apart from the training shapes' (the record's held-out bounds, the report's table).
+bool is_decode(const PublishedFigure& figure);
+
 // Whether no model factor may be fitted to the figure: role "held_out", or none given.
 bool held_out(const PublishedFigure& figure);
 // Whether the figure counts toward the error bounds: it names no outside_bounds reason.

@@ -39,6 +39,19 @@ double call_seconds(const PublishedFigure& f) {
                                                       : 0.0;
 }
 
+double timed_seconds(const PublishedFigure& f, const model::Options& o,
+                     const model::Prediction& p) {
+  // Only on the decode path: the terms of the other paths were fitted to these same kernel-timed
+  // figures with the latency in their time (lib/model/NOTES.md, section 8).
+  const bool kernels_only = f.provenance && f.provenance->times_kernels && o.decode;
+  return p.time_s - (kernels_only ? p.launch_overhead_s : 0.0) + call_seconds(f);
+}
+
+model::Options as_measured(const PublishedFigure& f, model::Options options) {
+  if (f.provenance && f.provenance->flushes_l2) options.after_l2_flush = true;
+  return options;
+}
+
 model::Implementation implementation_of(const PublishedFigure& f) {
   model::Implementation out = model::parse_implementation(f.kernel);
   out.release = cudnn_backend_version(f);
@@ -49,6 +62,7 @@ model::Implementation implementation_of(const PublishedFigure& f) {
 
 ModeledAs modeled_as(const PublishedFigure& f, const hw::Spec& gpu) {
   model::Configured c = model::configure(implementation_of(f), gpu, f.shape, f.pass);
+  if (c.options) c.options = as_measured(f, *c.options);
   return {c.options, c.not_modeled, c.masks_window_without_skipping};
 }
 
@@ -78,7 +92,7 @@ std::vector<FigureVsModel> compare_with_model(const std::vector<hw::Spec>& gpus,
       if (as.masks_window_without_skipping) walked.window = 0;
       auto p = model::predict(**gpu, walked, *as.options);
       if (p)
-        row.predicted_tflops = published_flops(f) / (p->time_s + call_seconds(f)) / 1e12;
+        row.predicted_tflops = published_flops(f) / timed_seconds(f, *as.options, *p) / 1e12;
       else
         row.not_modeled = p.error().message;
     }
@@ -109,6 +123,8 @@ std::string gpu_family(const hw::Spec& gpu) {
   if (model::is_blackwell(gpu)) return "Blackwell";
   return std::string(hw::to_string(gpu.architecture));
 }
+
+bool is_decode(const PublishedFigure& f) { return f.pass == Pass::fwd && f.shape.seqlen_q == 1; }
 
 bool held_out(const PublishedFigure& f) { return f.role == "held_out" || f.role.empty(); }
 

@@ -15,4 +15,16 @@ model::Implementation implementation_of(const PublishedFigure& figure);
 // timed single PyTorch-level calls unless its origin says it summed the kernels' device durations.
 double call_seconds(const PublishedFigure& figure);
 
+// The time the figure's benchmark saw for the model's prediction under `options`: the prediction,
+// less its launches' host-to-start latency where the benchmark summed the kernels' device
+// durations of a decode launch (they start the clock at the kernel, not at the launch), plus
+// call_seconds.
+double timed_seconds(const PublishedFigure& figure, const model::Options& options,
+                     const model::Prediction& prediction);
+
+// The options of a figure's implementation (model::configure) with what its benchmark did around
+// the kernels: a flushed L2 (its origin's "l2_flushed": the dirty lines written back during the
+// launch, model::Options::after_l2_flush).
+model::Options as_measured(const PublishedFigure& figure, model::Options options);
+
 }  // namespace fa4::report

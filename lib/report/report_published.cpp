@@ -113,12 +113,14 @@ std::string context_tables(const std::vector<const PublishedFigure*>& figures) {
   return out;
 }
 
-// The held-out error per GPU family and pass, bf16/fp16 and fp8 apart: the record's targets.
+// The held-out error per GPU family and pass, bf16/fp16 and fp8 apart, decode apart: the
+// record's targets.
 std::string held_out_table(const std::vector<const Compared*>& record) {
-  std::map<std::tuple<std::string, Pass, bool>, std::vector<const Compared*>> groups;
+  std::map<std::tuple<std::string, Pass, bool, bool>, std::vector<const Compared*>> groups;
   for (const Compared* c : record)
     if (c->predicted_tflops && held_out(*c->figure) && within_bounds(*c->figure))
-      groups[{gpu_family(*c->gpu_model), c->figure->pass, c->figure->shape.dtype == Dtype::fp8}]
+      groups[{gpu_family(*c->gpu_model), c->figure->pass, is_decode(*c->figure),
+              c->figure->shape.dtype == Dtype::fp8}]
           .push_back(c);
   const auto right = Align::right;
   Table table{{{"family"},
@@ -130,11 +132,12 @@ std::string held_out_table(const std::vector<const Compared*>& record) {
                {"worst figure"}},
               {}};
   for (const auto& [key, rows] : groups) {
-    const auto& [family, pass, fp8] = key;
+    const auto& [family, pass, decode, fp8] = key;
     const ErrorSummary e = summarize_errors(rows);
-    table.rows.push_back({family, std::string(to_string(pass)), fp8 ? "fp8" : "bf16/fp16",
-                          std::int64_t(e.count), percent(e.median_abs_percent),
-                          signed_percent(e.worst_percent), figure_text(*e.worst->figure)});
+    table.rows.push_back({family, std::string(to_string(pass)) + (decode ? " (decode)" : ""),
+                          fp8 ? "fp8" : "bf16/fp16", std::int64_t(e.count),
+                          percent(e.median_abs_percent), signed_percent(e.worst_percent),
+                          figure_text(*e.worst->figure)});
   }
   return md::render(table) + "\n";
 }
@@ -207,7 +210,7 @@ std::string record_section(const std::vector<const Compared*>& record, ReportCha
              "model of its machine, with the terms its profile pays (lib/model/profiles.cpp). "
              "Held-out figures within the "
              "bounds (those left out are listed below with the reason), per GPU family and "
-             "pass:\n\n",
+             "pass, decode steps apart:\n\n",
              record.size()) +
          held_out_table(record) + charts.embed(record_chart(record)) +
          md::details(

@@ -36,7 +36,7 @@ Result<Provenance> parse_origin(const json& o, const std::string& where) {
   if (!o.is_object()) return Error{fmt::format("{}: expected an object", where)};
   if (auto ok = check_known_keys(o,
                                  {"repository", "software", "flop_convention", "flop_count", "path",
-                                  "pull_request", "issue", "commit", "date", "timed"},
+                                  "pull_request", "issue", "commit", "date", "timed", "l2_flushed"},
                                  where);
       !ok)
     return ok.error();
@@ -64,6 +64,14 @@ Result<Provenance> parse_origin(const json& o, const std::string& where) {
     return Error{fmt::format("{}/timed: expected \"kernels\" (the benchmark summed the kernels' "
                              "device durations) or \"calls\" (it timed each call; the default)",
                              where)};
+  if (o.contains("l2_flushed")) {
+    if (!o.at("l2_flushed").is_boolean())
+      return Error{
+          fmt::format("{}/l2_flushed: expected true (the benchmark wrote a buffer larger "
+                      "than L2 before each timed call) or false",
+                      where)};
+    p.flushes_l2 = o.at("l2_flushed").get<bool>();
+  }
   p.path = optional_string(o, "path");
   p.pull_request = optional_positive(o, "pull_request");
   p.issue = optional_positive(o, "issue");

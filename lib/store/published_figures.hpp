@@ -13,7 +13,9 @@
 // "outside_bounds_reasons": {"NAME": "why"}: the figure, still modeled and shown, is left out of
 // the error bounds for what the record shows that the model cannot follow). An origin may name its
 // "flop_count" where it differs from the project's convention (core/shape.hpp):
-// "diagonal_inclusive" (cuDNN's benchmark_single_sdpa.py). A file may say in "role_rule" how its
+// "diagonal_inclusive" (cuDNN's benchmark_single_sdpa.py), what its benchmark "timed"
+// ("kernels" or "calls") and whether it flushed L2 before each call ("l2_flushed": true or
+// false). A file may say in "role_rule" how its
 // figures' roles were chosen. Any other key, and a key given twice in one object, is refused with
 // the file and its JSON pointer.
 #pragma once
@@ -55,6 +57,9 @@ struct Provenance {
   // What the benchmark timed: one framework call each (CUDA events around the call, the default)
   // or the kernels' own device durations ("timed": "kernels", no host work in the figure).
   bool times_kernels = false;
+  // The benchmark flushed L2 before each timed call by writing a buffer larger than it
+  // ("l2_flushed": true): the call starts with L2 full of dirty lines.
+  bool flushes_l2 = false;
 };
 
 struct PublishedFigure {

@@ -1,5 +1,6 @@
 // The model against the published record's held-out figures (data/published/record), per GPU family
-// and pass, fp8 apart: the median |error| and the worst |error| each within a bound. The targets
+// and pass, fp8 apart and decode steps (one query row, cudnn-frontend's decode sweep) apart: the
+// median |error| and the worst |error| each within a bound. The targets
 // are 7% (median) and 20% (worst); where the model reaches a target the bound is the target, where
 // it does not the bound is what it reached (rounded up), and the figures beyond 20% are held to
 // their count, so that a later change cannot make either worse unnoticed. Figures whose data file
@@ -26,6 +27,8 @@ namespace {
 
 constexpr double kTargetMedian = 7, kTargetWorst = 20;
 
+enum class Work { training, decode };
+
 struct Bound {
   double median;  // percent
   double worst;   // percent
@@ -33,20 +36,22 @@ struct Bound {
   int above;      // of them, at most this many beyond the worst target (20%)
 };
 
-// (family, pass, fp8) -> the bound held; a target where reached.
-const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
-    {{"Hopper", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 11, 0}},
-    {{"Hopper", Pass::fwd, true}, {kTargetMedian, kTargetWorst, 6, 0}},
+using Group = std::tuple<std::string, Pass, bool, Work>;  // family, pass, fp8, work
+
+// (family, pass, fp8, work) -> the bound held; a target where reached.
+const std::map<Group, Bound> kBounds = {
+    {{"Hopper", Pass::fwd, false, Work::training}, {kTargetMedian, kTargetWorst, 11, 0}},
+    {{"Hopper", Pass::fwd, true, Work::training}, {kTargetMedian, kTargetWorst, 6, 0}},
     // Met since the per-key-block fill (lib/model/NOTES.md, section 2g): 5.8% / 18.0%; 5.4% /
     // 14.4% since cuDNN's deterministic share (section 2l); 5.8% / 10.9% since FA3's hd192 and
     // hd256 backward tiles (section 2p); 4.5% / 9.1% since cuDNN's deterministic backward pays a
     // fixed time per tile step in place of that share (section 2af; 13.0% before it).
-    {{"Hopper", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 11, 0}},
+    {{"Hopper", Pass::bwd, false, Work::training}, {kTargetMedian, kTargetWorst, 11, 0}},
     // Met since cuDNN's fp8 causal backward adds dQ in HBM beyond a band of keys (section
     // 2ai): 5.7% / 11.4%. Before it, 7.6% / 91.5%: H200's causal fp8 backward at s8192 and s32768
     // ran +47% and +91% (+80.5% before 2g; the median 6.5% -> 7.6% when cudnn-frontend's figures
     // lost the host-call term, section 2ac).
-    {{"Hopper", Pass::bwd, true}, {kTargetMedian, kTargetWorst, 6, 0}},
+    {{"Hopper", Pass::bwd, true, Work::training}, {kTargetMedian, kTargetWorst, 6, 0}},
     // Blackwell, targets missed. Before cudnn-frontend's 9.26 runs on GB300 and GB200
     // (cudnn-frontend-gb300-926.json, -gb200-926.json; lib/model/NOTES.md, section 2r) the bounds
     // were: forward 7 / 31 (62 figures), fp8 forward 11.5 / 39 (41), backward 7 / 61 (76), fp8
@@ -80,8 +85,8 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // cuDNN 9.18's runs on GB200 and GB300 joined after it (section 2as): 245 and 95 figures; the
     // fp8 forward's median met (6.6%) since cuDNN's Ultra fp8 forward takes the row max from the
     // tensor-memory load from 9.18.1, as that release's fit figures choose.
-    {{"Blackwell", Pass::fwd, false}, {kTargetMedian, kTargetWorst, 245, 0}},
-    {{"Blackwell", Pass::fwd, true}, {kTargetMedian, 24, 95, 1}},
+    {{"Blackwell", Pass::fwd, false, Work::training}, {kTargetMedian, kTargetWorst, 245, 0}},
+    {{"Blackwell", Pass::fwd, true, Work::training}, {kTargetMedian, 24, 95, 1}},
     // The bf16 backward's median met since FA4's hd192/128 backward waits for its shared tensor
     // memory columns (9.5% before; section 2w). Its worst fell from 494.8% to 170.6% (FA4's split
     // hd256 kernels at s2048 causal) and its misses above 20% from 56 to 24 when the launches
@@ -102,8 +107,22 @@ const std::map<std::tuple<std::string, Pass, bool>, Bound> kBounds = {
     // cuDNN's deterministic backward pays for its ordered dQ adds up to hd128 (section 2ar): 4.3%
     // / 18.1%; fp8 10.0% / -28.4%, 25 above 20% (cuDNN's hd192/128 fp8 backward on Ultra).
     // With cuDNN 9.18's runs (section 2as): 440 and 147 figures, fp8 median 9.6%.
-    {{"Blackwell", Pass::bwd, false}, {kTargetMedian, kTargetWorst, 440, 0}},
-    {{"Blackwell", Pass::bwd, true}, {10, 29, 147, 25}},
+    {{"Blackwell", Pass::bwd, false, Work::training}, {kTargetMedian, kTargetWorst, 440, 0}},
+    {{"Blackwell", Pass::bwd, true, Work::training}, {10, 29, 147, 25}},
+    // Decode (cudnn-frontend's decode sweep, cuDNN 9.27, hd128; its hd256 figures are outside the
+    // bounds, held below: lib/model/NOTES.md, section 8). Hopper met: 4.8% / +18.6% (H200's b1
+    // h16/2 at 2048 keys). Blackwell's median met (3.8%), its worst missed: +54.6% and +47.9% at
+    // b1 h16/2 and 2048 keys on GB300 and GB200 (5 us launches the model puts at 3.3 us), the two
+    // above 20%.
+    {{"Hopper", Pass::fwd, false, Work::decode}, {kTargetMedian, kTargetWorst, 16, 0}},
+    {{"Blackwell", Pass::fwd, false, Work::decode}, {kTargetMedian, 55, 41, 2}},
+};
+
+// The held-out hd256 decode figures, outside the bounds for cuDNN's per-SM limit at hd256 (their
+// files give the reason): held to what the model reached, so that the miss cannot grow unnoticed.
+const std::map<std::string, Bound> kHd256DecodeBounds = {
+    {"Hopper", {23, 77, 16, 9}},
+    {"Blackwell", {56, 97, 32, 30}},
 };
 
 TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
@@ -112,15 +131,17 @@ TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
   auto figures = load_published_dir(std::string(FA4_SOURCE_DIR) + "/data/published/record");
   ASSERT_TRUE(figures.ok()) << figures.error().message;
   const std::vector<FigureVsModel> compared = compare_with_model(*gpus, *figures);
-  std::map<std::tuple<std::string, Pass, bool>, std::vector<const FigureVsModel*>> groups;
+  std::map<Group, std::vector<const FigureVsModel*>> groups;
   for (const FigureVsModel& c : compared)
     if (c.predicted_tflops && held_out(*c.figure) && within_bounds(*c.figure))
-      groups[{gpu_family(*c.gpu_model), c.pass(), c.figure->shape.dtype == Dtype::fp8}].push_back(
-          &c);
+      groups[{gpu_family(*c.gpu_model), c.pass(), c.figure->shape.dtype == Dtype::fp8,
+              is_decode(*c.figure) ? Work::decode : Work::training}]
+          .push_back(&c);
   EXPECT_EQ(groups.size(), kBounds.size());
   for (const auto& [key, rows] : groups) {
-    const auto& [family, pass, fp8] = key;
-    const std::string what = family + " " + std::string(to_string(pass)) + (fp8 ? " fp8" : "");
+    const auto& [family, pass, fp8, work] = key;
+    const std::string what = family + " " + std::string(to_string(pass)) + (fp8 ? " fp8" : "") +
+                             (work == Work::decode ? " decode" : "");
     const auto bound = kBounds.find(key);
     ASSERT_NE(bound, kBounds.end()) << what;
     const ErrorSummary e = summarize_errors(rows);
@@ -132,6 +153,34 @@ TEST(RecordError, HeldOutFiguresWithinTheirBoundsPerFamilyAndPass) {
       return std::abs(c->error_percent()) > kTargetWorst;
     });
     EXPECT_LE(above, bound->second.above) << what;
+  }
+}
+
+TEST(RecordError, Hd256DecodeFiguresOutsideTheBoundsHeldToWhatWasReached) {
+  auto gpus = hw::load_all_specs(std::string(FA4_SOURCE_DIR) + "/models");
+  ASSERT_TRUE(gpus.ok()) << gpus.error().message;
+  auto figures = load_published_dir(std::string(FA4_SOURCE_DIR) + "/data/published/record");
+  ASSERT_TRUE(figures.ok()) << figures.error().message;
+  const std::vector<FigureVsModel> compared = compare_with_model(*gpus, *figures);
+  std::map<std::string, std::vector<const FigureVsModel*>> groups;
+  for (const FigureVsModel& c : compared)
+    if (c.predicted_tflops && held_out(*c.figure) && is_decode(*c.figure) &&
+        c.figure->shape.headdim == 256) {
+      EXPECT_FALSE(within_bounds(*c.figure)) << c.figure->where;
+      groups[gpu_family(*c.gpu_model)].push_back(&c);
+    }
+  EXPECT_EQ(groups.size(), kHd256DecodeBounds.size());
+  for (const auto& [family, rows] : groups) {
+    const auto bound = kHd256DecodeBounds.find(family);
+    ASSERT_NE(bound, kHd256DecodeBounds.end()) << family;
+    const ErrorSummary e = summarize_errors(rows);
+    EXPECT_EQ(e.count, bound->second.count) << family;
+    EXPECT_LE(e.median_abs_percent, bound->second.median) << family;
+    EXPECT_LE(std::abs(e.worst_percent), bound->second.worst) << family;
+    const auto above = std::count_if(rows.begin(), rows.end(), [](const FigureVsModel* c) {
+      return std::abs(c->error_percent()) > kTargetWorst;
+    });
+    EXPECT_LE(above, bound->second.above) << family;
   }
 }
 

@@ -31,10 +31,11 @@ TEST(ProfileCli, ReproducesEveryPublishedRow) {
     ASSERT_TRUE(c.options) << f.where << ": " << c.not_modeled;
     AttnShape walked = f.shape;
     if (c.masks_window_without_skipping) walked.window = 0;
-    const auto p = model::predict(*row.gpu_model, walked, *c.options);
+    const model::Options measured = report::as_measured(f, *c.options);
+    const auto p = model::predict(*row.gpu_model, walked, measured);
     ASSERT_TRUE(p) << f.where << ": " << p.error().message;
     const double tflops =
-        report::published_flops(f) / (p->time_s + report::call_seconds(f)) / 1e12;
+        report::published_flops(f) / report::timed_seconds(f, measured, *p) / 1e12;
     EXPECT_EQ(tflops, *row.predicted_tflops) << f.where;
     paid.insert(c.paid.begin(), c.paid.end());
     ++compared;

@@ -1,7 +1,8 @@
 // The published record (data/published/record/*.json): every shipped file loads, every figure
 // names where it was read and its role, at least half of each file is held out by the rule its
 // header states, and every GPU is a shipped hardware model or one listed here as having none (its
-// figures then name the model that stands for them).
+// figures then name the model that stands for them); the decode record carries one query row per
+// sequence of a contiguous cache, timed as its benchmark timed it.
 // Also the loader's refusals of a malformed record. The record lives in its own folder; the report
 // loads it with the top-level files (load_published_tree), the model's tests hold its held-out
 // figures to their bounds (tests/model/published_record_model_test.cpp).
@@ -14,6 +15,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "hw/loader.hpp"
@@ -83,10 +85,11 @@ TEST(PublishedRecord, AtLeastHalfOfEachFileIsHeldOut) {
 }
 
 // The role rule of every record file's header: within a series (origin, GPU, kernel, pass, dtype,
-// mask, heads, head dims, sliding window), in increasing seqlen, held_out, fit, held_out, ...
+// mask, heads, head dims, sliding window, and for a decode figure, seqlen_q 1, its batch), in
+// increasing seqlen (a decode figure's seqlen_k, its cache length), held_out, fit, held_out, ...
 TEST(PublishedRecord, RolesFollowTheStatedRule) {
   using Series = std::tuple<std::string, std::string, std::string, Pass, Dtype, bool, std::int64_t,
-                            std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+                            std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
   for (const auto& file : json_files(kRecord)) {
     std::map<Series, std::vector<PublishedFigure>> series;
     for (const auto& f : load_or_fail(file)) {
@@ -94,13 +97,16 @@ TEST(PublishedRecord, RolesFollowTheStatedRule) {
       const Provenance& p = f.provenance.value_or(Provenance{});
       const std::string origin = p.repository + p.path + std::to_string(p.pull_request) +
                                  std::to_string(p.issue) + p.commit + p.date;
+      const std::int64_t decode_batch = s.seqlen_q == 1 ? s.batch : 0;
       series[{origin, f.gpu, f.kernel, f.pass, s.dtype, s.causal, s.heads_q, s.heads_kv, s.headdim,
-              s.headdim_v, s.window}]
+              s.headdim_v, s.window, decode_batch}]
           .push_back(f);
     }
     for (auto& [key, members] : series) {
-      std::sort(members.begin(), members.end(),
-                [](const auto& a, const auto& b) { return a.shape.seqlen_q < b.shape.seqlen_q; });
+      std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) {
+        return std::pair{a.shape.seqlen_q, a.shape.seqlen_k} <
+               std::pair{b.shape.seqlen_q, b.shape.seqlen_k};
+      });
       for (std::size_t i = 0; i < members.size(); ++i)
         EXPECT_EQ(members[i].role, i % 2 == 0 ? "held_out" : "fit")
             << file.filename() << " " << members[i].kernel << " " << describe(members[i].shape);
@@ -117,6 +123,44 @@ TEST(PublishedRecord, EveryGpuIsAShippedModelOrListedAsHavingNone) {
       EXPECT_NE(modeled, kGpusWithoutModel.count(f.gpu) == 1) << file.filename() << ": " << f.gpu;
       EXPECT_EQ(!f.modeled_on.empty(), !modeled) << file.filename() << ": " << f.gpu;
       EXPECT_TRUE(hw::find_spec(*specs, f.model_gpu()).ok()) << f.model_gpu();
+    }
+  }
+}
+
+// The decode record (cudnn-frontend's attention_inference decode sweep): one query row per
+// sequence, every sequence the shape's seqlen_k keys of a contiguous cache (the benchmark's cuDNN
+// path allocates dense K and V; its CSVs' page_size column is the paged backends'), GQA heads,
+// kernel-timed after an L2 flush, and the hd256 figures outside the bounds with their reason.
+TEST(PublishedRecord, TheDecodeRecordCarriesWhatDecodeNeeds) {
+  const std::map<std::string, std::size_t> expected = {{"cudnn-frontend-decode-h200.json", 64},
+                                                       {"cudnn-frontend-decode-gb200.json", 64},
+                                                       {"cudnn-frontend-decode-gb300.json", 64},
+                                                       {"cudnn-frontend-decode-b200.json", 17}};
+  for (const auto& [name, count] : expected) {
+    const auto figures = load_or_fail(kRecord / name);
+    ASSERT_EQ(figures.size(), count) << name;
+    for (const PublishedFigure& f : figures) {
+      const std::string what = name + " " + describe(f.shape);
+      const AttnShape& s = f.shape;
+      EXPECT_EQ(f.kernel, "cudnn") << what;
+      EXPECT_EQ(f.pass, Pass::fwd) << what;
+      EXPECT_EQ(s.seqlen_q, 1) << what;
+      EXPECT_FALSE(s.causal) << what;
+      EXPECT_EQ(s.page_size, 0) << what;
+      EXPECT_TRUE(s.seqlens_k.empty()) << what;
+      EXPECT_EQ(s.splits, 0) << what;
+      EXPECT_GT(s.heads_q / s.heads_kv, 1) << what;
+      ASSERT_TRUE(f.provenance) << what;
+      EXPECT_TRUE(f.provenance->times_kernels) << what;
+      EXPECT_TRUE(f.provenance->flushes_l2) << what;
+      EXPECT_EQ(f.provenance->path.rfind(
+                    "benchmark/attention_inference/results/decode_sweep/" + f.gpu + "/", 0),
+                0u)
+          << what;
+      EXPECT_EQ(f.provenance->commit.size(), 40u) << what;
+      EXPECT_EQ(!f.outside_bounds.empty(), s.headdim == 256) << what;
+      // The figure reproduces the project's FLOP count: 4 b h_q s_k d at one query row.
+      EXPECT_EQ(published_flops(f), attention_flops(s, Pass::fwd)) << what;
     }
   }
 }
@@ -192,6 +236,22 @@ TEST_F(MalformedRecord, AnOriginSaysWhatItsBenchmarkTimed) {
                            R"("software": "s", "flop_convention": "f", "timed": "kernel"})";
   EXPECT_NE(error_for(typo, "").find("/origins/o/timed: expected \"kernels\""),
             std::string::npos);
+}
+
+// An origin may say its benchmark flushed L2 before each timed call; anything but a boolean is
+// refused with its pointer.
+TEST_F(MalformedRecord, AnOriginSaysWhetherItsBenchmarkFlushedL2) {
+  const std::string flushed = R"({"repository": "r/r", "path": "p.csv", "commit": "c", )"
+                              R"("software": "s", "flop_convention": "f", "l2_flushed": true})";
+  EXPECT_EQ(error_for(flushed, R"(, "origin": "o", "role": "fit")"), "");
+  auto figures = load_published(dir_ / "record.json");
+  ASSERT_TRUE(figures.ok());
+  EXPECT_TRUE((*figures)[0].provenance->flushes_l2);
+  EXPECT_EQ(error_for(kOrigin, R"(, "origin": "o", "role": "fit")"), "");
+  EXPECT_FALSE((*load_published(dir_ / "record.json"))[0].provenance->flushes_l2);
+  const std::string text = R"({"repository": "r/r", "path": "p.csv", "commit": "c", )"
+                           R"("software": "s", "flop_convention": "f", "l2_flushed": "yes"})";
+  EXPECT_NE(error_for(text, "").find("/origins/o/l2_flushed: expected true"), std::string::npos);
 }
 
 // A figure's sliding window becomes its shape's window: positive, with the causal mask, given once.

@@ -8,15 +8,15 @@ set clip two
 set style fill solid 0.85 border -1
 set multiplot layout 2,3 title 'The model against the published record: one point per figure (TFLOP/s)'
 
-set title 'b200 (32 held out, 20 fit, 60 outside the bounds)'
+set title 'b200 (41 held out, 28 fit, 60 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
 set logscale x 10
 set logscale y 10
 set xtics autofreq
-set xrange [51.1488:2287]
-set yrange [51.1488:2287]
+set xrange [8.3888:2287]
+set yrange [8.3888:2287]
 plot 'record-vs-model.dat' index 0 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 1 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 2 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
@@ -39,15 +39,15 @@ plot 'record-vs-model.dat' index 6 using 1:2 with lines lw 2 lc rgb '#333333' ti
      'record-vs-model.dat' index 9 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
      'record-vs-model.dat' index 10 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
 
-set title 'gb200 (444 held out, 296 fit, 26 outside the bounds)'
+set title 'gb200 (460 held out, 312 fit, 58 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
 set logscale x 10
 set logscale y 10
 set xtics autofreq
-set xrange [6.4:3390]
-set yrange [6.4:3390]
+set xrange [2.108:3390]
+set yrange [2.108:3390]
 plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 12 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 13 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
@@ -55,15 +55,15 @@ plot 'record-vs-model.dat' index 11 using 1:2 with lines lw 2 lc rgb '#333333' t
      'record-vs-model.dat' index 15 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
      'record-vs-model.dat' index 16 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
-set title 'gb300 (415 held out, 276 fit, 95 outside the bounds)'
+set title 'gb300 (431 held out, 292 fit, 127 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
 set logscale x 10
 set logscale y 10
 set xtics autofreq
-set xrange [7.2:4582.04]
-set yrange [7.2:4582.04]
+set xrange [2.1624:4582.04]
+set yrange [2.1624:4582.04]
 plot 'record-vs-model.dat' index 17 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 18 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 19 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
@@ -71,19 +71,20 @@ plot 'record-vs-model.dat' index 17 using 1:2 with lines lw 2 lc rgb '#333333' t
      'record-vs-model.dat' index 21 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
      'record-vs-model.dat' index 22 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
-set title 'h200 (34 held out, 22 fit, 0 outside the bounds)'
+set title 'h200 (50 held out, 38 fit, 32 outside the bounds)'
 set key inside top left Left reverse opaque box lc rgb '#cccccc'
 set xlabel 'published TFLOP/s'
 set ylabel 'model TFLOP/s'
-unset logscale x
-unset logscale y
+set logscale x 10
+set logscale y 10
 set xtics autofreq
-set xrange [199.86:1327.5]
-set yrange [199.86:1327.5]
+set xrange [2.0264:1327.5]
+set yrange [2.0264:1327.5]
 plot 'record-vs-model.dat' index 23 using 1:2 with lines lw 2 lc rgb '#333333' title 'y = x', \
      'record-vs-model.dat' index 24 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' title '+-10%', \
      'record-vs-model.dat' index 25 using 1:2 with lines lw 2 dt 2 lc rgb '#8c8c8c' notitle, \
      'record-vs-model.dat' index 26 using 1:2 with points pt 7 ps 0.8 lc rgb '#4e79a7' title 'held out', \
-     'record-vs-model.dat' index 27 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit'
+     'record-vs-model.dat' index 27 using 1:2 with points pt 9 ps 1.4 lc rgb '#f28e2b' title 'fit', \
+     'record-vs-model.dat' index 28 using 1:2 with points pt 7 ps 0.8 lc rgb '#9a9a9a' title 'outside the bounds'
 
 unset multiplot
