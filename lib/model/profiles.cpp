@@ -205,7 +205,8 @@ constexpr Profile kProfiles[] = {
     // tiles, S, softmax and P V in sequence, the balanced partition or whole row blocks; timed
     // after the harness's L2 flush (bench/timer.cpp), whose dirty lines share the read's HBM.
     {"our fa3_decode", "fa3_decode", GpuFamily::any, Pass::fwd, DtypeIs::any, 0, "", nullptr,
-     Term::decode_packed, "GQA-packed rows, the balanced partition, partials and their combine"},
+     Term::decode_packed,
+     "GQA-packed rows, split (uniform) or balanced (ragged) work, partials and their combine"},
     {"our fa3_decode_nosplit", "fa3_decode_nosplit", GpuFamily::any, Pass::fwd, DtypeIs::any, 0, "",
      nullptr, Term::decode_whole_row_blocks, "GQA-packed rows, each row block whole in a CTA"},
     {"our fa3_decode: after the L2 flush", "fa3_decode", GpuFamily::any, Pass::fwd, DtypeIs::any, 0,
