@@ -3,31 +3,42 @@
 // detected GPU's hardware model (lib/orchestration: each kernel's model configuration). --pass
 // bwd benches the backward kernels: an untimed forward kernel (fa3 where it runs, else fa2) makes
 // O and LSE, the gradients are checked against the oracle, then the whole backward is timed.
-// Without a CUDA device it says so and exits 1.
+// --kernel A,B --ab times two kernels (or a kernel and a peer, through torch_peers.py --serve) in
+// alternating rounds on each shape (lib/orchestration/ab_rounds.hpp), records both with the round
+// of every sample, and prints compare's verdict on them (lib/compare/verdict.hpp).
+// Without a CUDA device it says so and exits 1; the arguments are checked before.
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <random>
 
-#include <fmt/format.h>
-
-#include "open_store.hpp"
+#include "compare/comparison.hpp"
+#include "compare/output.hpp"
+#include "compare/side.hpp"
 #include "context.hpp"
 #include "core/sweep.hpp"
 #include "hw/loader.hpp"
 #include "no_device.hpp"
+#include "open_store.hpp"
+#include "orchestration/ab_rounds.hpp"
+#include "orchestration/kernel_models.hpp"
+#include "orchestration/peer_rounds.hpp"
 #include "peer_runner.hpp"
+#include "report/table_format.hpp"
 #include "run_info.hpp"
 #include "shape_options.hpp"
 #include "store/store.hpp"
+#include "threshold_option.hpp"
 #include "user_error.hpp"
 #if FA4_HAVE_BENCH
 #include "bench/attention_bwd_run.hpp"
 #include "bench/attention_run.hpp"
 #include "bench/sm_clock.hpp"
 #include "orchestration/bench_prediction.hpp"
-#include "orchestration/kernel_models.hpp"
 #include "orchestration/stop_signal.hpp"
 #include "orchestration/sweep_loop.hpp"
 #endif
@@ -37,6 +48,12 @@ namespace {
 
 constexpr std::string_view kBenchNeeds = "bench needs one";
 
+constexpr int kDefaultAbRounds = 10;
+constexpr int kMaxAbRounds = 1000;
+// Alternating rounds see the same clocks: a smaller change than compare's 5% for separate runs
+// is worth a verdict (README, "Comparing runs").
+constexpr std::string_view kDefaultAbThreshold = "2%";
+
 struct BenchOptions {
   std::vector<std::string> kernels;
   std::vector<std::string> sweeps;
@@ -45,16 +62,128 @@ struct BenchOptions {
   bool peers = false;
   bool resume = false;
   PeerRunOptions peer;
+  bool ab = false;
+  int rounds = kDefaultAbRounds;
+  std::string threshold{kDefaultAbThreshold};
+  bool rounds_given = false, threshold_given = false;
 };
+
+// One side of --ab (or one kernel of a plain bench): one of our registered kernels, or a peer.
+struct BenchSide {
+  std::string name;
+  std::string peer_source;  // "peer:torch-cudnn" for a peer; empty for ours
+  bool peer() const { return !peer_source.empty(); }
+};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+// --ab's own options, and the options that do not go with it, before anything is loaded.
+void check_ab_options(const BenchOptions& o) {
+  if (!o.ab) {
+    if (o.rounds_given)
+      throw UserError(fmt::format(
+          "--rounds {} counts the alternating rounds of --ab: add --ab (--kernel A,B --ab "
+          "--rounds {}) or leave out --rounds",
+          o.rounds, o.rounds));
+    if (o.threshold_given)
+      throw UserError(fmt::format(
+          "--threshold {} is the smallest change bench --ab's verdict counts: add --ab, or "
+          "judge recorded runs with 'fa4-analyze compare --threshold {}'",
+          o.threshold, o.threshold));
+    return;
+  }
+  if (o.kernels.size() != 2)
+    throw UserError(fmt::format(
+        "--ab compares two kernels and --kernel names {} ({}): name the baseline and then the "
+        "contender, e.g. --kernel fa3,fa4 --ab (or a kernel and a peer: --kernel fa3,sdpa_cudnn "
+        "--ab)",
+        o.kernels.size(), joined(o.kernels)));
+  if (o.kernels[0] == o.kernels[1])
+    throw UserError(fmt::format(
+        "--ab: --kernel names {} twice; an A/B comparison times two different kernels "
+        "(--kernel fa3,fa4 --ab); to compare two builds of one kernel use scripts/gpu-ab.sh "
+        "--trees A B",
+        o.kernels[0]));
+  if (o.rounds < orchestration::kMinAbRounds || o.rounds > kMaxAbRounds)
+    throw UserError(fmt::format(
+        "--rounds {}: an A/B verdict takes one sample of each kernel a round and needs at least "
+        "{} a side; give --rounds from {} to {} (default {})",
+        o.rounds, orchestration::kMinAbRounds, orchestration::kMinAbRounds, kMaxAbRounds,
+        kDefaultAbRounds));
+  parse_threshold(o.threshold);
+  if (o.resume)
+    throw UserError(
+        "--resume skips configurations already recorded one at a time, and --ab measures each "
+        "shape's two kernels together in one run: leave out --resume (a stopped --ab run keeps "
+        "every shape it finished)");
+  if (o.peers)
+    throw UserError(fmt::format(
+        "--peers times the peers after our kernels, in a separate process; with --ab name the "
+        "peer as one of the two, e.g. --kernel {},sdpa_cudnn --ab",
+        o.kernels[0]));
+}
+
+// Each name of --kernel: a registered kernel of `pass` (its model configuration names every one,
+// lib/orchestration/kernel_models.cpp) or, with --ab, a peer (torch_peers.py --list-peers).
+std::vector<BenchSide> resolve_kernels(const BenchOptions& o, Pass pass) {
+  std::vector<BenchSide> sides;
+  std::optional<Result<std::vector<PeerName>>> peers;
+  const auto peer_list = [&]() -> const Result<std::vector<PeerName>>& {
+    if (!peers) peers = list_peers(o.peer);
+    return *peers;
+  };
+  for (const std::string& name : o.kernels) {
+    if (const auto model = orchestration::find_kernel_model(name)) {
+      if ((*model)->pass != pass)
+        throw UserError(fmt::format(
+            "'{}' is a {} kernel and --pass {} benches {} kernels: pass --pass {} for it, and "
+            "bench the two passes in separate calls",
+            name, (*model)->pass == Pass::bwd ? "backward" : "forward", to_string(pass),
+            pass == Pass::bwd ? "backward" : "forward", to_string((*model)->pass)));
+      sides.push_back({name, ""});
+      continue;
+    }
+    const auto& known = peer_list();
+    const PeerName* peer = nullptr;
+    std::vector<std::string> peer_names;
+    if (known)
+      for (const PeerName& p : *known) {
+        peer_names.push_back(p.name);
+        if (p.name == name) peer = &p;
+      }
+    if (peer && o.ab) {
+      sides.push_back({name, peer->source});
+      continue;
+    }
+    if (peer)
+      throw UserError(fmt::format(
+          "--kernel {}: '{}' is a peer, not one of our kernels; time it with --peers, or beside "
+          "one of ours in alternating rounds: --kernel fa3,{} --ab",
+          name, name, name));
+    const std::string peers_said =
+        known ? fmt::format("the peers are {} (scripts/peers/README.md)", joined(peer_names))
+              : fmt::format("the peers could not be listed: {}", known.error().message);
+    throw UserError(fmt::format(
+        "--kernel {}: no registered kernel or peer of that name; 'fa4-analyze kernels' lists "
+        "the kernels, {}",
+        name, peers_said));
+  }
+  return sides;
+}
 
 #if FA4_HAVE_BENCH
 
 // Recorded with an ok measurement whose samples drifted (core/stats.hpp, sample_flag).
 std::string drift_warning(double drift) {
-  return fmt::format("samples drifted {:+.1f}% from the first quarter to the last: the GPU changed "
-                     "speed mid-measurement (clock or power limit?); compare kernels in "
-                     "alternating rounds",
-                     100 * drift);
+  return fmt::format(
+      "samples drifted {:+.1f}% from the first quarter to the last: the GPU changed "
+      "speed mid-measurement (clock or power limit?); compare kernels in "
+      "alternating rounds (bench --kernel A,B --ab)",
+      100 * drift);
 }
 
 // Recorded with an ok measurement whose samples spread (core/stats.hpp, sample_flag).
@@ -123,9 +252,16 @@ void print_result(const std::string& label, const AttnShape& shape, Pass pass,
     const double tb_s = attention_min_hbm_bytes(shape, pass) / m.median_s / 1e12;
     const std::string share =
         hbm.tb_s > 0 ? fmt::format(" ({:.0f}% of {})", 100 * tb_s / hbm.tb_s, hbm.unit) : "";
-    fmt::print("{:<8} {:<40} {:8.3f} ms (IQR {:.1f}%, {} samples) {:7.1f} TFLOP/s {:5.2f} TB/s{}{}\n",
-               label, describe(shape), m.median_s * 1e3, 100 * (m.p75_s - m.p25_s) / m.median_s,
-               m.samples_s.size(), m.tflops, tb_s, share,
+    // Taken in rounds (--ab): the statistics are of the rounds' medians.
+    const std::size_t rounds =
+        m.sample_rounds.empty() ? 0 : std::size_t(m.sample_rounds.back()) + 1;
+    const std::string counted =
+        rounds ? fmt::format("median of {} rounds, IQR {:.1f}% of them, {} samples", rounds,
+                             100 * (m.p75_s - m.p25_s) / m.median_s, m.samples_s.size())
+               : fmt::format("IQR {:.1f}%, {} samples", 100 * (m.p75_s - m.p25_s) / m.median_s,
+                             m.samples_s.size());
+    fmt::print("{:<8} {:<40} {:8.3f} ms ({}) {:7.1f} TFLOP/s {:5.2f} TB/s{}{}\n", label,
+               describe(shape), m.median_s * 1e3, counted, m.tflops, tb_s, share,
                m.reason.empty() ? "" : "\n  warning: " + m.reason);
   } else {
     fmt::print("{:<8} {:<40} {}: {}\n", label, describe(shape), store::to_string(m.status),
@@ -236,9 +372,226 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
         summary, run_id, ctx.db_path, stop.signal_number() == SIGTERM ? "SIGTERM" : "SIGINT"));
 }
 
+// --ab's verdict on one shape, as compare gives it (compare/verdict.hpp, each round one sample).
+void print_verdict(const std::array<store::Measurement, 2>& m, const compare::Rules& rules) {
+  for (const store::Measurement& side : m)
+    if (side.status != store::MeasurementStatus::ok) {
+      fmt::print("  {} against {}: UNSURE: {} was {}\n", m[1].kernel, m[0].kernel, side.kernel,
+                 store::to_string(side.status));
+      return;
+    }
+  const auto side = [](const store::Measurement& x) {
+    return compare::side_of_measurement(x.samples_s, x.sample_rounds, x.sm_clock_mhz);
+  };
+  const compare::Judgement j = compare::judge(side(m[0]), side(m[1]), rules);
+  if (j.ratio > 0)
+    fmt::print(
+        "  {} against {}: {}: time ratio {:.4f}, 95% interval [{:.4f}, {:.4f}], U test p = "
+        "{:.2g}: {}\n",
+        m[1].kernel, m[0].kernel, compare::to_string(j.verdict), j.ratio, j.interval.lo,
+        j.interval.hi, j.p, j.reason);
+  else
+    fmt::print("  {} against {}: {}: {}\n", m[1].kernel, m[0].kernel, compare::to_string(j.verdict),
+               j.reason);
+}
+
+// The two sides of one shape for --ab, prepared: ours share one PreparedAttention (the same
+// inputs on the same buffers, each output checked once), a peer's is its runner's.
+struct AbContext {
+  const std::vector<BenchSide>& sides;
+  Pass pass;
+  const kernels::DeviceCaps& device;
+  const bench::Timer& timer;
+  std::array<orchestration::PeerRounds*, 2> peers{};  // the runner of each peer side
+  store::Store& db;
+  std::int64_t run_id;
+  const hw::Spec* gpu;
+  std::uint64_t seed;
+};
+
+Result<std::array<orchestration::PreparedSide, 2>> prepare_ab(const AbContext& c,
+                                                              const AttnShape& shape,
+                                                              std::size_t index) {
+  const std::uint64_t seed = c.seed + index + 1;
+  std::vector<const kernels::Kernel*> ours;
+  std::array<std::size_t, 2> ours_index{};
+  for (std::size_t s = 0; s < 2; ++s)
+    if (!c.sides[s].peer()) {
+      ours_index[s] = ours.size();
+      ours.push_back(kernels::find_kernel(c.sides[s].name));
+    }
+  std::shared_ptr<const bench::PreparedAttention> prepared;
+  if (!ours.empty()) {
+    auto p = c.pass == Pass::fwd ? bench::PreparedAttention::forward(ours, shape, c.device, seed)
+                                 : bench::PreparedAttention::backward(
+                                       ours, forward_for(shape, c.device), shape, c.device, seed);
+    if (!p) return p.error();
+    prepared = std::make_shared<const bench::PreparedAttention>(std::move(*p));
+  }
+  std::array<orchestration::PreparedSide, 2> out;
+  for (std::size_t s = 0; s < 2; ++s) {
+    store::Measurement& m = out[s].measurement;
+    m.kernel = c.sides[s].name;
+    if (!c.sides[s].peer()) {
+      const std::size_t k = ours_index[s];
+      const bench::AttentionRun& check = prepared->checked(k);
+      m.status = check.outcome == bench::Outcome::ok       ? store::MeasurementStatus::ok
+                 : check.outcome == bench::Outcome::failed ? store::MeasurementStatus::failed
+                                                           : store::MeasurementStatus::skipped;
+      if (m.status != store::MeasurementStatus::ok) {
+        m.reason = check.reason;
+        continue;
+      }
+      if (auto linked = orchestration::link_prediction(c.db, c.run_id, c.gpu, m.kernel, shape, m);
+          !linked)
+        return linked.error();
+      const bench::Timer& timer = c.timer;
+      out[s].time_round = [prepared, k, &timer]() -> Result<orchestration::RoundTiming> {
+        Result<bench::AttentionRun> r = prepared->time(k, timer);
+        if (!r) return r.error();
+        if (!r->timing) return Error{r->reason};
+        return orchestration::RoundTiming{r->timing->samples_s, bench::current_sm_clock_mhz()};
+      };
+      continue;
+    }
+    m.source = c.sides[s].peer_source;
+    if (serving_fields(shape) != ServingFields{}) {
+      m.status = store::MeasurementStatus::skipped;
+      m.reason = "SDPA takes no paged KV cache, ragged key lengths or split count";
+      continue;
+    }
+    orchestration::PeerRounds* peer = c.peers[s];
+    auto check = peer->prepare(shape, seed);
+    if (!check) return check.error();
+    m.status = check->status;
+    m.reason = check->reason;
+    if (m.status != store::MeasurementStatus::ok) continue;
+    out[s].time_round = [peer]() -> Result<orchestration::RoundTiming> {
+      auto samples = peer->round();
+      if (!samples) return samples.error();
+      return orchestration::RoundTiming{std::move(*samples), bench::current_sm_clock_mhz()};
+    };
+  }
+  return out;
+}
+
+// bench --kernel A,B --ab: each shape's two sides timed in alternating rounds, both recorded with
+// the round of every sample, a verdict per shape, then the whole run as compare judges it.
+void run_ab(const Context& ctx, const std::vector<BenchSide>& sides,
+            const std::vector<AttnShape>& shapes, Pass pass, int rounds,
+            const compare::Rules& rules, const PeerRunOptions& peer_options, bool single_shape) {
+  const auto device = kernels::query_device();
+  if (!device) throw UserError(no_device_message(kBenchNeeds, device.error().message));
+  std::vector<std::string> ours;
+  for (const BenchSide& side : sides)
+    if (!side.peer()) ours.push_back(side.name);
+  if (single_shape) check_supported(ours, shapes.at(0), *device);
+  std::array<std::unique_ptr<orchestration::PeerRounds>, 2> peers;
+  for (std::size_t s = 0; s < 2; ++s)
+    if (sides[s].peer()) {
+      peers[s] = take(orchestration::PeerRounds::start(peer_options.python, peer_runner_path(),
+                                                       sides[s].name, pass));
+      if (peers[s]->device() != device->name)
+        fmt::print("note: PyTorch names the device {}, CUDA {}\n", peers[s]->device(),
+                   device->name);
+    }
+  const auto specs = take(hw::load_all_specs(ctx.models_dir));
+  const hw::Spec* gpu = hw::match_device_name(specs, device->name);
+  auto db = open_store(ctx);
+  store::RunInfo info = current_run_info(store::RunKind::bench, ctx, device->name);
+  info.driver = bench::driver_version();
+  info.cuda_version = bench::cuda_versions();
+  info.notes = fmt::format(
+      "--ab: {} (A, baseline) against {} (B, contender) in {} alternating rounds a shape (A B, "
+      "B A, ...); each round one sample, its median",
+      sides[0].name, sides[1].name, rounds);
+  const auto run_id = take(db.begin_run(info));
+  const auto timer = take(bench::Timer::create(device->l2_bytes));
+  const std::uint64_t seed = std::random_device{}();
+  const bool terminal = isatty(fileno(stdout));
+  fmt::print("run {}: {} on {} (model: {}), inputs seed {}\n", run_id, ctx.db_path, device->name,
+             gpu ? gpu->id : "none", seed);
+  fmt::print(
+      "A/B: {} (A) against {} (B), {} rounds a shape, A B then B A in turn: each round a whole "
+      "timing (warm-up, samples until stable), its median one sample of the verdict; {}\n",
+      sides[0].name, sides[1].name, rounds,
+      ours.size() == 2 ? "both kernels on the same inputs"
+                       : "the peer's inputs drawn by PyTorch (the same distribution, not the "
+                         "same bytes)");
+  for (const std::string& name : ours)
+    if (const auto* k = take(orchestration::find_kernel_model(name)); !k->approximation.empty())
+      fmt::print("note: the model predicts {} as {}\n", name, k->approximation);
+  if (pass == Pass::bwd)
+    fmt::print(
+        "backward: our kernels' O and LSE come from one untimed forward ({} on this device where "
+        "it can run the shape, else fa2); the timing covers the whole backward, TFLOP/s at 2.5x "
+        "the forward FLOPs\n",
+        forward_for(shapes.at(0), *device).name);
+  const orchestration::StopOnSignal stop;
+  const AbContext c{.sides = sides,
+                    .pass = pass,
+                    .device = *device,
+                    .timer = timer,
+                    .peers = {peers[0].get(), peers[1].get()},
+                    .db = db,
+                    .run_id = run_id,
+                    .gpu = gpu,
+                    .seed = seed};
+  const HbmCeiling hbm = measured_hbm_ceiling(db, device->name);
+  std::size_t shape_index = 0;
+  auto prepare = [&](const AttnShape& shape, std::size_t index) {
+    shape_index = index;
+    return prepare_ab(c, shape, index);
+  };
+  auto turn = [&](const orchestration::AbTurn& t, int total) {
+    if (!terminal) return;
+    fmt::print("\r\033[K[{}/{}] {} round {}/{} {} ...", shape_index + 1, shapes.size(),
+               describe(shapes[shape_index]), t.round + 1, total,
+               sides[t.side == orchestration::AbSide::a ? 0 : 1].name);
+    std::fflush(stdout);
+  };
+  auto recorded = [&](const AttnShape& shape, const orchestration::AbRounds& pair,
+                      std::array<std::int64_t, 2> ids) {
+    if (terminal) fmt::print("\r\033[K");
+    for (std::size_t s = 0; s < 2; ++s)
+      print_result(pair.sides[s].kernel, shape, pass, pair.sides[s], ids[s], hbm);
+    print_verdict(pair.sides, rules);
+  };
+  const orchestration::AbSummary summary = take(orchestration::run_ab_sweep(
+      db, shapes, pass,
+      {.run_id = run_id, .device = device->name, .rounds = rounds, .stop = &stop.requested()},
+      prepare, recorded, turn));
+  // The whole run as `compare RUN --kernel A --against B` prints it, read back from the database.
+  const compare::SideSpec spec{ctx.db_path, run_id, fmt::format("{}:{}", ctx.db_path, run_id)};
+  if (summary.recorded > 0) {
+    auto compared = compare::compare_sides(
+        take(compare::read_side(db, spec)), take(compare::read_side(db, spec)),
+        {.kernels = {}, .kernel = sides[0].name, .against = sides[1].name}, rules);
+    if (!compared) throw UserError(compared.error().message);
+    fmt::print("\nbaseline {} against contender {} (threshold {:g}%)\n", compared->baseline_name(),
+               compared->contender_name(), 100 * rules.threshold);
+    fmt::print("{}",
+               report::format_text(compare::comparison_table(*compared), {.row_count = false}));
+    fmt::print("{}\n", compare::summary_line(*compared));
+    fmt::print(
+        "again, or as markdown: fa4-analyze compare {}:{} --kernel {} --against {} "
+        "--threshold {:g}% [--markdown]\n",
+        ctx.db_path, run_id, sides[0].name, sides[1].name, 100 * rules.threshold);
+  }
+  if (summary.stopped)
+    throw Interrupted(fmt::format(
+        "stopped by {} after {} of {} shapes: {} recorded in run {} of {} (the last one with the "
+        "rounds it finished); run the command again for the rest",
+        stop.signal_number() == SIGTERM ? "SIGTERM" : "SIGINT", summary.recorded, summary.total,
+        summary.recorded, run_id, ctx.db_path));
+}
+
 #endif
 
 void bench(const Context& ctx, const BenchOptions& o) {
+  check_ab_options(o);
+  const Pass pass = take(parse_pass(o.pass));
+  const std::vector<BenchSide> sides = resolve_kernels(o, pass);
   std::vector<AttnShape> shapes;
   for (const auto& file : o.sweeps) {
     const Sweep sweep = take(load_sweep(file));
@@ -252,32 +605,38 @@ void bench(const Context& ctx, const BenchOptions& o) {
           "{}: the lab's kernels and peers mask no sliding window; leave out --window (or the "
           "sweep's \"window\") to bench, or predict it with 'fa4-analyze model'",
           describe(s)));
-  const Pass pass = take(parse_pass(o.pass));
 #if FA4_HAVE_BENCH
-  for (const std::string& name : o.kernels) {
-    const kernels::Kernel* kernel = kernels::find_kernel(name);
-    if (!kernel)
-      throw UserError(fmt::format("no kernel '{}': 'fa4-analyze kernels' lists them", name));
-    if (kernel->pass != pass)
+  for (const BenchSide& side : sides)
+    if (!side.peer() && !kernels::find_kernel(side.name))
       throw UserError(fmt::format(
-          "'{}' is a {} kernel and --pass {} benches {} kernels: pass --pass {} for it, and "
-          "bench the two passes in separate calls",
-          name, kernel->pass == Pass::bwd ? "backward" : "forward", to_string(pass),
-          pass == Pass::bwd ? "backward" : "forward", to_string(kernel->pass)));
-    take(orchestration::find_kernel_model(name));
-  }
+          "--kernel {}: the model knows it but this build has no such kernel: rebuild, or "
+          "'fa4-analyze kernels' lists what it has",
+          side.name));
   // Refuse before measuring anything when the peers were asked for and cannot run.
   if (o.peers)
     if (const std::string why = peers_unavailable(o.peer); !why.empty())
       throw UserError(fmt::format("--peers: the peer runner cannot run here: {}; install PyTorch "
                                   "for {} or leave out --peers",
                                   why, o.peer.python));
+  for (const BenchSide& side : sides)
+    if (side.peer())
+      if (const std::string why = peers_unavailable(o.peer); !why.empty())
+        throw UserError(fmt::format(
+            "--kernel {}: the peer runner cannot run here: {}; install PyTorch for {} or name "
+            "two of our kernels",
+            side.name, why, o.peer.python));
+  if (o.ab) {
+    compare::Rules rules;
+    rules.threshold = parse_threshold(o.threshold);
+    run_ab(ctx, sides, shapes, pass, o.rounds, rules, o.peer, o.sweeps.empty());
+    return;
+  }
   run_bench(ctx, o.kernels, shapes,
             {.pass = pass, .resume = o.resume, .single_shape = o.sweeps.empty()});
   if (o.peers) run_and_import_peers(ctx, shapes, o.peer);
 #else
   (void)ctx;
-  (void)pass;
+  (void)sides;
   throw UserError(no_device_message(kBenchNeeds, kBuiltWithoutCuda));
 #endif
 }
@@ -305,10 +664,27 @@ void setup(CLI::App& app, Context& ctx) {
                     "Passes the peers run: fwd, bwd or both (default: the --pass of the kernels)")
           ->check(CLI::IsMember({"fwd", "bwd", "both"}))
           ->default_str("");  // the help says what the default is
-  c->add_option("--python", o->peer.python, "Python interpreter with PyTorch, for --peers");
+  c->add_option("--python", o->peer.python,
+                "Python interpreter with PyTorch, for --peers and a peer of --ab");
+  c->add_flag("--ab", o->ab,
+              "Time the two kernels of --kernel A,B (or a kernel and a peer: fa3,sdpa_cudnn) in "
+              "alternating rounds on each shape (A B, B A, ...), record both with the round of "
+              "every sample, and print compare's verdict of B against A (each round one sample, "
+              "its median)");
+  CLI::Option* rounds =
+      c->add_option("--rounds", o->rounds,
+                    fmt::format("With --ab: rounds a shape, from {} to {} (default {})",
+                                orchestration::kMinAbRounds, kMaxAbRounds, kDefaultAbRounds));
+  CLI::Option* threshold = c->add_option(
+      "--threshold", o->threshold,
+      fmt::format("With --ab: the smallest change worth a verdict (default {}; compare's "
+                  "rules, 'fa4-analyze compare --help')",
+                  kDefaultAbThreshold));
   o->shape.add_to(*c);
-  c->callback([&ctx, o, peer_pass] {
+  c->callback([&ctx, o, peer_pass, rounds, threshold] {
     if (peer_pass->count() == 0) o->peer.passes = o->pass;
+    o->rounds_given = rounds->count() > 0;
+    o->threshold_given = threshold->count() > 0;
     bench(ctx, *o);
   });
 }

@@ -5,7 +5,6 @@
 // twice or more, or a folder), two kernels compared within each, the rows labelled.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +18,7 @@
 #include "open_store.hpp"
 #include "report/chart_render.hpp"
 #include "report/table_format.hpp"
+#include "threshold_option.hpp"
 #include "user_error.hpp"
 
 namespace fa4::app {
@@ -33,30 +33,18 @@ struct CompareOptions {
   std::string threshold = "5%";
   double alpha = 0.05;
   std::vector<std::string> fail_on;
+  bool runs_as_rounds = false;
   bool json = false, csv = false, markdown = false;
   std::string chart;
 };
 
-double parse_threshold(const std::string& text) {
-  const std::string_view digits = std::string_view(text).substr(0, text.size() - 1);
-  double percent = 0;
-  const bool ok = !text.empty() && text.back() == '%' &&
-                  std::from_chars(digits.data(), digits.data() + digits.size(), percent).ptr ==
-                      digits.data() + digits.size();
-  if (!ok || !(percent >= 0.1 && percent <= 50))
-    throw UserError(fmt::format(
-        "--threshold {}: give the smallest change worth a verdict as a percentage from 0.1% to "
-        "50%, with its sign: --threshold 2%",
-        text));
-  return percent / 100;
-}
-
-compare::Side read(const Context& ctx, const std::string& text, std::string_view role) {
+compare::Side read(const Context& ctx, const std::string& text, std::string_view role,
+                   bool runs_as_rounds) {
   const compare::SideSpec spec = take(compare::parse_side(text, ctx.db_path, role));
   Context side_ctx = ctx;
   side_ctx.db_path = spec.db_path;
   const store::Store db = open_store_for_reading(side_ctx);
-  auto side = compare::read_side(db, spec);
+  auto side = runs_as_rounds ? compare::read_side_by_runs(db, spec) : compare::read_side(db, spec);
   if (!side) throw UserError(fmt::format("{} {}", role, side.error().message));
   return std::move(*side);
 }
@@ -152,11 +140,17 @@ void run_compare(const Context& ctx, const CompareOptions& o) {
   } else {
     pairing.kernels = o.kernels;
   }
+  if (o.runs_as_rounds && (several || o.sides.size() != 2))
+    throw UserError(
+        "--runs-as-rounds takes each run of a database as one round: name two databases, "
+        "BASELINE.db CONTENDER.db (as scripts/gpu-ab.sh --trees writes them)");
   compare::Rules rules;
   rules.threshold = parse_threshold(o.threshold);
   rules.alpha = o.alpha;
-  compare::Side baseline = several ? read_databases(ctx) : read(ctx, o.sides[0], "BASELINE");
-  compare::Side contender = o.sides.size() == 2 ? read(ctx, o.sides[1], "CONTENDER") : baseline;
+  compare::Side baseline =
+      several ? read_databases(ctx) : read(ctx, o.sides[0], "BASELINE", o.runs_as_rounds);
+  compare::Side contender =
+      o.sides.size() == 2 ? read(ctx, o.sides[1], "CONTENDER", o.runs_as_rounds) : baseline;
   auto compared = compare::compare_sides(std::move(baseline), std::move(contender), pairing, rules);
   if (!compared) throw UserError(compared.error().message);
   const compare::Comparison& c = *compared;
@@ -208,13 +202,18 @@ void setup(CLI::App& app, Context& ctx) {
   c->add_option("--against", o->against,
                 "The contender kernel or peer (sdpa_cudnn), compared on the same problems");
   c->add_option("--threshold", o->threshold,
-                "Smallest change worth a verdict (default 5%; 2% for alternating rounds)");
+                "Smallest change worth a verdict (default 5%; 2% for alternating rounds: bench "
+                "--ab, --runs-as-rounds)");
   c->add_option("--alpha", o->alpha, "Significance level of the U test (default 0.05)")
       ->check(CLI::Range(1e-6, 0.5));
   c->add_option("--fail-on", o->fail_on,
                 "Exit 1 when any configuration has one of these verdicts: slower, faster, unsure")
       ->delimiter(',')
       ->check(CLI::IsMember({"slower", "faster", "unsure"}));
+  c->add_flag("--runs-as-rounds", o->runs_as_rounds,
+              "Two databases, each run one round: a configuration's samples are its medians, "
+              "one a run (processes alternated round by round, as scripts/gpu-ab.sh --trees "
+              "records two builds)");
   c->add_flag("--json", o->json, "Print the comparison as JSON");
   c->add_flag("--csv", o->csv, "Print the rows as CSV (the summary goes to standard error)");
   c->add_flag("--markdown", o->markdown, "Print markdown for a pull request");

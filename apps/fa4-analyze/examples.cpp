@@ -26,9 +26,12 @@ constexpr Example kExamples[] = {
     {"report", "report --out report.md", nothing},
     {"compare", "compare before.db after.db --fail-on slower", measurements},
     {"compare", "compare --db h200.db --kernel fa3 --against sdpa_cudnn --markdown", measurements},
+    {"compare", "compare A.db B.db --runs-as-rounds --threshold 2%", measurements},
     {"kernels", "kernels", nothing},
     {"bench", "bench --kernel fa3,fa4 --sweep data/sweeps/ladder-h128.json --peers", cuda_gpu},
     {"bench", "bench --kernel fa3_decode --sweep data/sweeps/decode.json", cuda_gpu},
+    {"bench", "bench --kernel fa3,fa4 --ab --sweep data/sweeps/ladder-h128.json", cuda_gpu},
+    {"bench", "bench --kernel fa3,sdpa_cudnn --ab --rounds 20 --seqlen 8192 --causal", cuda_gpu},
     {"ceilings", "ceilings --unit hbm_copy,hbm_read", cuda_gpu},
     {"help", "help model", nothing},
 };

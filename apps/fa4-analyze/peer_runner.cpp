@@ -1,6 +1,7 @@
-#include "open_store.hpp"
 #include "peer_runner.hpp"
 
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -8,14 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/chrono.h>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
 #include "core/count_noun.hpp"
 #include "hw/loader.hpp"
+#include "open_store.hpp"
+#include "orchestration/peer_rounds.hpp"
 #include "run_info.hpp"
 #include "store/peer_records.hpp"
 #include "store/store.hpp"
@@ -50,17 +50,36 @@ int shell(const std::string& command, std::string* capture = nullptr) {
 
 nlohmann::json sweep_of(const std::vector<AttnShape>& shapes) {
   nlohmann::json list = nlohmann::json::array();
-  for (const AttnShape& s : shapes)
-    list.push_back({{"batch", s.batch}, {"heads", s.heads_q}, {"heads_kv", s.heads_kv},
-                    {"seqlen_q", s.seqlen_q}, {"seqlen_k", s.seqlen_k},
-                    {"headdim", s.headdim}, {"headdim_v", s.headdim_v}, {"causal", s.causal},
-                    {"dtype", std::string(to_string(s.dtype))}});
+  for (const AttnShape& s : shapes) list.push_back(orchestration::peer_shape_json(s));
   return {{"name", "bench-peers"},
           {"description", "the shapes of one 'fa4-analyze bench --peers' run"},
           {"shapes", list}};
 }
 
 }  // namespace
+
+const fs::path& peer_runner_path() { return kRunner; }
+
+Result<std::vector<PeerName>> list_peers(const PeerRunOptions& o) {
+  std::string out;
+  const int code =
+      shell(fmt::format("{} {} --list-peers", quoted(o.python), quoted(kRunner.string())), &out);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  if (code != 0) return Error{out.empty() ? fmt::format("{} exited with {}", o.python, code) : out};
+  std::vector<PeerName> peers;
+  std::size_t at = 0;
+  while (at <= out.size()) {
+    const std::size_t end = std::min(out.find('\n', at), out.size());
+    const std::string line = out.substr(at, end - at);
+    const std::size_t space = line.find(' ');
+    if (space == std::string::npos || space == 0)
+      return Error{
+          fmt::format("{} --list-peers printed '{}', not 'NAME SOURCE'", kRunner.string(), line)};
+    peers.push_back({line.substr(0, space), line.substr(space + 1)});
+    at = end + 1;
+  }
+  return peers;
+}
 
 std::string peers_unavailable(const PeerRunOptions& o) {
   std::string out;

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "bench/attention_bwd_check.hpp"
+#include "bench/prepared_buffers.hpp"
 #include "reference/half_float.hpp"
 
 namespace fa4::bench {
@@ -25,32 +26,67 @@ reference::BwdInputs inputs_without_forward(const AttnShape& shape, std::uint64_
 
 }  // namespace
 
-Result<AttentionRun> run_attention_backward(const kernels::Kernel& kernel,
-                                            const kernels::Kernel& forward, const AttnShape& shape,
-                                            const kernels::DeviceCaps& device, const Timer& timer,
-                                            std::uint64_t seed) {
-  if (auto reason = kernels::why_unsupported(kernel, shape, device))
-    return not_timed(Outcome::skipped, *reason);
-  if (auto reason = kernels::why_unsupported(forward, shape, device))
-    return not_timed(Outcome::skipped, "the forward kernel cannot make O and LSE: " + *reason);
+Result<PreparedAttention> PreparedAttention::backward(
+    std::span<const kernels::Kernel* const> kernels, const kernels::Kernel& forward,
+    const AttnShape& shape, const kernels::DeviceCaps& device, std::uint64_t seed) {
+  PreparedAttention prepared(shape, Pass::bwd, {kernels.begin(), kernels.end()});
+  const auto forward_unsupported = kernels::why_unsupported(forward, shape, device);
+  std::size_t workspace = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (auto reason = kernels::why_unsupported(*kernels[i], shape, device)) {
+      prepared.checks_[i] = not_timed(Outcome::skipped, *reason);
+      continue;
+    }
+    if (forward_unsupported) {
+      prepared.checks_[i] = not_timed(
+          Outcome::skipped, "the forward kernel cannot make O and LSE: " + *forward_unsupported);
+      continue;
+    }
+    any = true;
+    workspace = std::max(workspace, kernels[i]->workspace_bytes(shape, device));
+  }
+  if (!any) return prepared;
+  workspace = std::max(workspace, forward.workspace_bytes(shape, device));
   reference::BwdInputs in = inputs_without_forward(shape, seed);
-  Result<DeviceBwdProblem> problem = DeviceBwdProblem::upload(
-      in, std::max(kernel.workspace_bytes(shape, device), forward.workspace_bytes(shape, device)));
+  Result<DeviceBwdProblem> problem = DeviceBwdProblem::upload(in, workspace);
   if (!problem) return problem.error();
   const kernels::AttnBuffers buffers = problem->buffers();
   if (Status s = forward.launch(shape, buffers, nullptr); !s) return s.error();
   if (Status s = download_forward(*problem, in); !s) return s.error();
 
-  if (Status s = problem->poison_gradients(); !s) return s.error();
-  if (Status s = kernel.launch(shape, buffers, nullptr); !s)
-    return not_timed(Outcome::failed, s.error().message);
-  Result<HostGradients> out = fetch_gradients(*problem, shape);
-  if (!out) return not_timed(Outcome::failed, out.error().message);
-  const BwdCheckResult check = check_bwd_against_oracle(
-      in, *out, sample_rows(shape, kCheckedRows, seed), sample_key_rows(shape, kCheckedRows, seed));
-  if (!check.passed()) return not_timed(Outcome::failed, check.summary());
-  return time_checked(timer, shape, Pass::bwd, check.summary(),
-                      [&] { return kernel.launch(shape, buffers, nullptr); });
+  const std::vector<reference::RowId> rows = sample_rows(shape, kCheckedRows, seed);
+  const std::vector<reference::KeyRowId> key_rows = sample_key_rows(shape, kCheckedRows, seed);
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (prepared.checks_[i].outcome == Outcome::skipped) continue;
+    if (Status s = problem->poison_gradients(); !s) return s.error();
+    if (Status s = kernels[i]->launch(shape, buffers, nullptr); !s) {
+      prepared.checks_[i] = not_timed(Outcome::failed, s.error().message);
+      continue;
+    }
+    Result<HostGradients> out = fetch_gradients(*problem, shape);
+    if (!out) {
+      prepared.checks_[i] = not_timed(Outcome::failed, out.error().message);
+      continue;
+    }
+    const BwdCheckResult check = check_bwd_against_oracle(in, *out, rows, key_rows);
+    prepared.checks_[i] =
+        not_timed(check.passed() ? Outcome::ok : Outcome::failed, check.summary());
+  }
+  prepared.buffers_ = std::make_unique<PreparedBuffers>(
+      PreparedBuffers{.problem = std::move(problem).value(), .buffers = buffers});
+  return prepared;
+}
+
+Result<AttentionRun> run_attention_backward(const kernels::Kernel& kernel,
+                                            const kernels::Kernel& forward, const AttnShape& shape,
+                                            const kernels::DeviceCaps& device, const Timer& timer,
+                                            std::uint64_t seed) {
+  const kernels::Kernel* const one[] = {&kernel};
+  Result<PreparedAttention> prepared =
+      PreparedAttention::backward(one, forward, shape, device, seed);
+  if (!prepared) return prepared.error();
+  return prepared->time(0, timer);
 }
 
 }  // namespace fa4::bench

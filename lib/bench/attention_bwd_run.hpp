@@ -3,7 +3,8 @@
 // random Q, K, V and dO, one untimed run of the forward kernel for O and LSE, the gradients
 // (poisoned first) checked against the CPU backward oracle given that O and LSE on sampled rows (a
 // failing kernel is not timed), then the backward launch timed with the Timer: every kernel it
-// enqueues (preprocessing, main kernel, dQ conversion) inside the events.
+// enqueues (preprocessing, main kernel, dQ conversion) inside the events. Several backward
+// kernels share the inputs, O and LSE through PreparedAttention::backward (attention_run.hpp).
 #pragma once
 
 #include <cstdint>

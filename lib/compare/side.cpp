@@ -6,6 +6,7 @@
 #include <charconv>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 #include "core/ragged.hpp"
@@ -78,6 +79,9 @@ Result<std::vector<Entry>> read_measured(const store::Store& db,
       run ? fmt::format("m.run_id = {}", *run) : "m.id IN (SELECT id FROM v_latest_measurements)";
   std::vector<Entry> entries;
   std::vector<std::vector<double>> samples;
+  // Each sample's round (bench --ab) while every sample of the entry has one.
+  std::vector<std::vector<int>> rounds;
+  std::vector<bool> in_rounds;
   std::vector<double> clocks;
   std::unordered_map<std::int64_t, std::size_t> index_of;
   auto rows = each_row(
@@ -100,25 +104,32 @@ Result<std::vector<Entry>> read_measured(const store::Store& db,
               fmt::format("was {}{}{}", status, text(row[5]).empty() ? "" : ": ", text(row[5]));
         clocks.push_back(real(row[6]));
         samples.emplace_back();
+        rounds.emplace_back();
+        in_rounds.push_back(true);
         index_of[integer(row[0])] = entries.size() - 1;
         return Ok{};
       });
   if (!rows) return rows.error();
   auto read = each_row(
       db,
-      fmt::format("SELECT s.measurement_id, s.time_s FROM samples s WHERE s.measurement_id IN "
-                  "(SELECT m.id FROM measurements m WHERE {}) ORDER BY s.measurement_id, "
-                  "s.sample_index",
+      fmt::format("SELECT s.measurement_id, s.time_s, s.round_index FROM samples s WHERE "
+                  "s.measurement_id IN (SELECT m.id FROM measurements m WHERE {}) ORDER BY "
+                  "s.measurement_id, s.sample_index",
                   which),
       [&](const std::vector<Value>& row) -> Status {
-        if (auto it = index_of.find(integer(row[0])); it != index_of.end())
-          samples[it->second].push_back(real(row[1]));
+        if (auto it = index_of.find(integer(row[0])); it != index_of.end()) {
+          const std::size_t i = it->second;
+          samples[i].push_back(real(row[1]));
+          in_rounds[i] = in_rounds[i] && !std::holds_alternative<std::monostate>(row[2]);
+          if (in_rounds[i]) rounds[i].push_back(static_cast<int>(integer(row[2])));
+        }
         return Ok{};
       });
   if (!read) return read.error();
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (!entries[i].samples.unusable.empty()) continue;
-    entries[i].samples = side_of(std::move(samples[i]), clocks[i]);
+    entries[i].samples =
+        side_of_measurement(samples[i], in_rounds[i] ? rounds[i] : std::vector<int>{}, clocks[i]);
   }
   return entries;
 }
@@ -225,6 +236,74 @@ Result<Side> read_side(const store::Store& db, const SideSpec& spec) {
   auto entries = side.predicted ? read_predicted(db, spec.run_id) : read_measured(db, spec.run_id);
   if (!entries) return entries.error();
   side.entries = std::move(*entries);
+  return side;
+}
+
+Result<Side> read_side_by_runs(const store::Store& db, const SideSpec& spec) {
+  if (spec.run_id)
+    return Error{fmt::format(
+        "'{}' names run {}; with each run one round a side is a whole database: give FILE.db",
+        spec.text, *spec.run_id)};
+  Side side;
+  // One configuration: its device, kernel, source and problem cells, as stored.
+  struct Rounds {
+    std::size_t entry = 0;
+    std::map<std::int64_t, std::pair<double, double>> by_run;  // run -> (median, clock)
+  };
+  std::map<std::vector<std::string>, Rounds> configs;
+  std::vector<Entry> entries;
+  auto rows = each_row(
+      db,
+      fmt::format("SELECT m.id, m.run_id, m.device, m.kernel, m.source, m.status, m.reason, "
+                  "m.sm_clock_mhz, m.time_median_s, {} FROM measurements m ORDER BY m.id",
+                  kProblem),
+      [&](const std::vector<Value>& row) -> Status {
+        auto problem = problem_of(row, 9);
+        if (!problem)
+          return Error{fmt::format("{}: measurement {}: {}", db.path(), integer(row[0]),
+                                   problem.error().message)};
+        std::vector<std::string> key{text(row[2]), text(row[3]), text(row[4])};
+        for (std::size_t c = 9; c < row.size(); ++c)
+          key.push_back(std::holds_alternative<std::string>(row[c])
+                            ? text(row[c])
+                            : fmt::format("{}", integer(row[c])));
+        auto [it, fresh] = configs.try_emplace(std::move(key));
+        if (fresh) {
+          it->second.entry = entries.size();
+          Entry& e = entries.emplace_back();
+          e.device = text(row[2]);
+          e.kernel = text(row[3]);
+          e.source = text(row[4]);
+          std::tie(e.shape, e.pass) = *problem;
+        }
+        Entry& e = entries[it->second.entry];
+        if (const std::string status = text(row[5]); status != "ok") {
+          e.samples.unusable =
+              fmt::format("was {}{}{}", status, text(row[6]).empty() ? "" : ": ", text(row[6]));
+          return Ok{};
+        }
+        it->second.by_run[integer(row[1])] = {real(row[8]), real(row[7])};  // its latest there
+        return Ok{};
+      });
+  if (!rows) return rows.error();
+  if (entries.empty())
+    return Error{
+        fmt::format("'{}': {} has no measurements to compare run by run", spec.text, db.path())};
+  std::size_t runs = 0;
+  for (auto& [key, rounds] : configs) {
+    Entry& e = entries[rounds.entry];
+    if (rounds.by_run.empty()) continue;  // unusable: no ok measurement
+    std::vector<double> medians, clocks;
+    for (const auto& [run, median_clock] : rounds.by_run) {
+      medians.push_back(median_clock.first);
+      if (median_clock.second > 0) clocks.push_back(median_clock.second);
+    }
+    runs = std::max(runs, medians.size());
+    std::sort(clocks.begin(), clocks.end());
+    e.samples = side_of(std::move(medians), clocks.empty() ? 0 : median_of_sorted(clocks));
+  }
+  side.label = fmt::format("{} ({} runs as rounds)", db.path(), runs);
+  side.entries = std::move(entries);
   return side;
 }
 

@@ -52,6 +52,14 @@ struct Side {
 // there) and a run with nothing to compare.
 Result<Side> read_side(const store::Store& db, const SideSpec& spec);
 
+// A whole database's measurements with each run one round (compare --runs-as-rounds: rounds that
+// alternate processes, as scripts/gpu-ab.sh --trees times two builds): a configuration's samples
+// are its ok measurements' medians, one a run (its latest there), in run order, its SM clock the
+// median of theirs; a configuration with no ok measurement cannot be compared (the latest one's
+// status and reason say why). Refuses a spec that names one run, and a database without
+// measurements.
+Result<Side> read_side_by_runs(const store::Store& db, const SideSpec& spec);
+
 // Several databases' sides as one, labelled "N databases", each entry labelled with its side's
 // label (its database) so that kernel against kernel pairs entries of one database alone. Sides
 // of the other kind are left out, their labels added to `left_out`: predictions beside

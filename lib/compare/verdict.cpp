@@ -101,6 +101,11 @@ SideSamples side_of(std::vector<double> samples_in_order, double clock_mhz) {
   return side;
 }
 
+SideSamples side_of_measurement(const std::vector<double>& samples_in_order,
+                                const std::vector<int>& rounds, double clock_mhz) {
+  return side_of(round_medians(samples_in_order, rounds), clock_mhz);
+}
+
 SideSamples unusable_side(std::string why) {
   SideSamples side;
   side.unusable = std::move(why);

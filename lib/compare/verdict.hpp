@@ -46,6 +46,11 @@ struct SideSamples {
 
 // A side from its samples in the order taken and its SM clock (0: not read).
 SideSamples side_of(std::vector<double> samples_in_order, double clock_mhz);
+// A side from a measurement's samples in the order taken, with the round of each when they were
+// taken in alternating rounds (bench --ab; empty otherwise): then each round is one sample, its
+// median (core/stats.hpp, round_medians).
+SideSamples side_of_measurement(const std::vector<double>& samples_in_order,
+                                const std::vector<int>& rounds, double clock_mhz);
 // A side that cannot be compared, and why.
 SideSamples unusable_side(std::string why);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace fa4 {
 namespace {
@@ -51,6 +52,20 @@ TimingStats summarize(std::vector<double> samples_s) {
                      .min_s = sorted.front(),
                      .max_s = sorted.back(),
                      .samples_s = std::move(samples_s)};
+}
+
+std::vector<double> round_medians(const std::vector<double>& samples_s,
+                                  const std::vector<int>& rounds) {
+  if (rounds.empty() || rounds.size() != samples_s.size()) return samples_s;
+  std::map<int, std::vector<double>> by_round;
+  for (std::size_t i = 0; i < samples_s.size(); ++i) by_round[rounds[i]].push_back(samples_s[i]);
+  std::vector<double> medians;
+  medians.reserve(by_round.size());
+  for (auto& [round, samples] : by_round) {
+    std::sort(samples.begin(), samples.end());
+    medians.push_back(quantile(samples, 0.5));
+  }
+  return medians;
 }
 
 }  // namespace fa4

@@ -19,7 +19,7 @@ struct TimingStats {
 // first quarter) / median of the first quarter, the samples in the order taken; 0 for fewer than
 // 8. A step means the device changed speed mid-measurement (its clock stepping down under a power
 // or thermal limit, say): the median then describes neither speed, and a comparison of kernels
-// wants rounds that alternate them (kernel_timing --rounds).
+// wants rounds that alternate them (bench --ab).
 double sample_drift(const std::vector<double>& samples_s);
 // The drift (either way) past which a measurement is flagged: the target IQR is 2%.
 inline constexpr double kDriftFlag = 0.05;
@@ -39,5 +39,13 @@ SampleFlag sample_flag(const TimingStats& t);
 
 // Quartiles by linear interpolation between order statistics. `samples_s` must not be empty.
 TimingStats summarize(std::vector<double> samples_s);
+
+// A measurement taken in rounds (bench --ab: two kernels timed in alternating rounds, each round
+// a whole timing): `rounds[i]` is the round of sample i. The median of each round, in the order
+// of the rounds: the samples a comparison weighs and the measurement's statistics describe, one a
+// round, so that what moved between rounds (the clock, the temperature) is in their spread.
+// Without rounds (`rounds` empty, or not one per sample) the samples as they are.
+std::vector<double> round_medians(const std::vector<double>& samples_s,
+                                  const std::vector<int>& rounds);
 
 }  // namespace fa4

@@ -8,7 +8,7 @@
 // that describes an attention problem has the same shape columns, in the same order, followed by
 // `pass`: batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim, headdim_v, causal, dtype, pass,
 // then (from version 4, added at each table's end) sliding_window and (from version 5) page_size,
-// seqlens_k, splits.
+// seqlens_k, splits. Version 6 adds the samples' round_index.
 #include "store/migrations.hpp"
 
 #include <fmt/format.h>
@@ -404,8 +404,16 @@ WHERE m.id = (SELECT MAX(l.id) FROM measurements l
                 AND l.splits = m.splits);
 )sql";
 
-constexpr std::array kMigrations = {kRunsAndPredictions, kMeasurementsAndPublished,
-                                    kCeilingsAndImports, kSlidingWindow, kServing};
+// Version 6: the round of each sample of a measurement taken in alternating rounds (bench --ab:
+// two kernels timed A B, B A, ... in one process), NULL for every sample not taken in rounds
+// (every earlier row). The measurement's statistics are then of its rounds' medians.
+constexpr std::string_view kSampleRounds = R"sql(
+ALTER TABLE samples ADD COLUMN round_index INTEGER CHECK (round_index >= 0);
+)sql";
+
+constexpr std::array kMigrations = {
+    kRunsAndPredictions, kMeasurementsAndPublished, kCeilingsAndImports, kSlidingWindow, kServing,
+    kSampleRounds};
 
 }  // namespace
 

@@ -115,6 +115,10 @@ struct Measurement {
   double tflops = 0;
   double sm_clock_mhz = 0;              // 0: not read (stored as NULL)
   std::vector<double> samples_s;        // every timed sample, in the order taken
+  // The round of each sample (bench --ab: kernels timed in alternating rounds), one per sample;
+  // empty when the measurement was not taken in rounds. The statistics above are then those of
+  // the rounds' medians (core/stats.hpp, round_medians), and sm_clock_mhz the rounds' median.
+  std::vector<int> sample_rounds;
   std::optional<std::int64_t> prediction_id;  // the model's prediction for the same problem
   // Where an imported measurement came from ("<peer run id>/<kernel>/<pass>/<problem>"): unique
   // in the database, so importing it again is a no-op. Empty for our own measurements.
@@ -165,7 +169,10 @@ struct MeasurementRow {
   double median_s = 0, tflops = 0;  // 0 unless ok
   double predicted_tflops = 0;      // the linked prediction's; 0 when none
   std::string predicted_gpu;        // its hardware model id
-  std::vector<double> samples_s;    // every timed sample, in the order taken
+  // Every timed sample, in the order taken; for a measurement taken in rounds (bench --ab) the
+  // median of each round, in round order (core/stats.hpp, round_medians): what its statistics
+  // and flags are of.
+  std::vector<double> samples_s;
 
   bool ours() const { return source == kOurSource; }  // not a peer's
   bool ok() const { return status == MeasurementStatus::ok; }
@@ -269,6 +276,10 @@ class Store {
                                              const std::vector<model::Prediction>& predictions);
   // Records one measurement and its samples in one transaction; returns the measurement's id.
   Result<std::int64_t> record_measurement(std::int64_t run_id, const Measurement& m);
+  // Records measurements with their samples in one transaction (bench --ab's pair): all or none.
+  // Returns their ids, in the order given.
+  Result<std::vector<std::int64_t>> record_measurements(std::int64_t run_id,
+                                                        std::span<const Measurement> ms);
   // Records imported runs in one transaction: all of them or, on any error, none. Measurements
   // whose import_key is already recorded are counted, not added again.
   Result<ImportCounts> import_runs(const std::vector<ImportedRun>& runs);

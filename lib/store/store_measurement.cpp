@@ -31,6 +31,11 @@ Result<std::int64_t> Store::insert_measurement(std::int64_t run_id, const Measur
   if (!ok && m.reason.empty())
     return Error{fmt::format("{}: a {} measurement of {} needs a reason", path_,
                              to_string(m.status), m.kernel)};
+  if (!m.sample_rounds.empty() && m.sample_rounds.size() != m.samples_s.size())
+    return Error{
+        fmt::format("{}: the measurement of {} has {} samples and {} rounds; each sample "
+                    "taken in rounds needs its round",
+                    path_, m.kernel, m.samples_s.size(), m.sample_rounds.size())};
   std::string problem_placeholders = "?";
   for (int c = 1; c < kProblemColumnCount; ++c) problem_placeholders += ", ?";
   auto insert = Statement::prepare(
@@ -69,12 +74,17 @@ Result<std::int64_t> Store::insert_measurement(std::int64_t run_id, const Measur
     return Error{fmt::format("{}: cannot record {} on {}: {}", path_, m.kernel, describe(m.shape),
                              done.error().message)};
   const std::int64_t id = sqlite3_last_insert_rowid(db_.get());
-  auto sample = Statement::prepare(
-      db_.get(), "INSERT INTO samples (measurement_id, sample_index, time_s) VALUES (?, ?, ?)");
+  auto sample = Statement::prepare(db_.get(),
+                                   "INSERT INTO samples (measurement_id, sample_index, time_s, "
+                                   "round_index) VALUES (?, ?, ?, ?)");
   if (!sample) return sample.error();
   for (std::size_t s = 0; s < m.samples_s.size(); ++s) {
     sample->reset();
     sample->bind(1, id).bind(2, static_cast<std::int64_t>(s)).bind(3, m.samples_s[s]);
+    if (m.sample_rounds.empty())
+      sample->bind_null(4);
+    else
+      sample->bind(4, static_cast<std::int64_t>(m.sample_rounds[s]));
     if (auto done = sample->run(); !done)
       return Error{fmt::format("{}: sample {} of {}: {}", path_, s, m.kernel,
                                done.error().message)};
@@ -90,6 +100,21 @@ Result<std::int64_t> Store::record_measurement(std::int64_t run_id, const Measur
   if (!id) return id;
   if (auto committed = tx->commit(); !committed) return committed.error();
   return id;
+}
+
+Result<std::vector<std::int64_t>> Store::record_measurements(std::int64_t run_id,
+                                                             std::span<const Measurement> ms) {
+  auto tx = Transaction::begin(db_.get());
+  if (!tx) return Error{fmt::format("{}: {}", path_, tx.error().message)};
+  if (auto exists = check_run_exists(run_id); !exists) return exists.error();
+  std::vector<std::int64_t> ids;
+  for (const Measurement& m : ms) {
+    auto id = insert_measurement(run_id, m);
+    if (!id) return id.error();
+    ids.push_back(*id);
+  }
+  if (auto committed = tx->commit(); !committed) return committed.error();
+  return ids;
 }
 
 Result<ImportCounts> Store::import_runs(const std::vector<ImportedRun>& runs) {

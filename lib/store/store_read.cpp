@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/stats.hpp"
 #include "store/migrations.hpp"
 #include "store/problem_columns.hpp"
 #include "store/schema_objects.hpp"
@@ -364,19 +365,29 @@ Result<std::vector<MeasurementRow>> Store::measurements_for_report() const {
 Status Store::read_samples(std::vector<MeasurementRow>& rows) const {
   auto select = Statement::prepare(
       db_.get(),
-      "SELECT measurement_id, time_s FROM samples WHERE measurement_id IN (SELECT id FROM "
-      "v_latest_measurements) ORDER BY measurement_id, sample_index");
+      "SELECT measurement_id, time_s, round_index FROM samples WHERE measurement_id IN (SELECT "
+      "id FROM v_latest_measurements) ORDER BY measurement_id, sample_index");
   if (!select) return select.error();
-  std::map<std::int64_t, std::vector<double>> samples;
+  struct Taken {
+    std::vector<double> samples;
+    std::vector<int> rounds;  // one per sample when every sample has its round
+    bool in_rounds = true;
+  };
+  std::map<std::int64_t, Taken> taken;
   for (;;) {
     auto more = select->step();
     if (!more)
       return Error{fmt::format("{}: cannot read samples: {}", path_, more.error().message)};
     if (!*more) break;
-    samples[select->column_int(0)].push_back(select->column_double(1));
+    Taken& t = taken[select->column_int(0)];
+    t.samples.push_back(select->column_double(1));
+    t.in_rounds = t.in_rounds && select->column_type(2) != SQLITE_NULL;
+    if (t.in_rounds) t.rounds.push_back(static_cast<int>(select->column_int(2)));
   }
   for (MeasurementRow& row : rows)
-    if (auto it = samples.find(row.id); it != samples.end()) row.samples_s = std::move(it->second);
+    if (auto it = taken.find(row.id); it != taken.end())
+      row.samples_s = round_medians(it->second.samples,
+                                    it->second.in_rounds ? it->second.rounds : std::vector<int>{});
   return Ok{};
 }
 

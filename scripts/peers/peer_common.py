@@ -543,3 +543,69 @@ def check_rows(seqlen_q: int, seqlen_k: int, causal: bool, max_all_rows: int = 1
         rows.update({first_visible - 1, min(first_visible, seqlen_q - 1)})
     rows.update(rng.randrange(seqlen_q) for _ in range(sampled))
     return sorted(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Serving rounds to `fa4-analyze bench --ab` (torch_peers.py --serve)
+
+
+class RoundError(Exception):
+    """A round that could not be timed; the reply says why."""
+
+
+def serve(read_line: Callable[[], str], write_line: Callable[[str], None],
+          prepare: Callable[[Shape, int], Tuple[str, Optional[str], Optional[Dict[str, Any]]]],
+          time_round: Callable[[], List[float]]) -> int:
+    """The loop of torch_peers.py --serve: one JSON object a line each way, one reply per request,
+    until {"op": "quit"} or the end of input (returns 0).
+
+      {"op": "prepare", "shape": {sweep shape}, "seed": N}  ->  {"status", "reason", "check"}
+      {"op": "round"}                                       ->  {"samples_s": [...]}
+      anything else, a round before an ok prepare           ->  {"error": why}
+
+    `prepare(shape, seed)` draws the shape's inputs and checks the peer once: (status, reason,
+    check). `time_round()` times the prepared peer once: its samples, in the order taken, or
+    RoundError."""
+    prepared = False
+    while True:
+        line = read_line()
+        if not line:
+            return 0
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            request = json.loads(line)
+        except ValueError as e:
+            write_line(json.dumps({"error": f"not a JSON request: {e}"}))
+            continue
+        op = request.get("op") if isinstance(request, dict) else None
+        if op == "quit":
+            return 0
+        if op == "prepare":
+            seed = request.get("seed", 0)
+            try:
+                if not _is_int(seed) or seed < 0:
+                    raise SweepError("prepare/seed: expected an integer >= 0")
+                shape = parse_shape(request.get("shape"), "prepare/shape")
+            except SweepError as e:
+                prepared = False
+                write_line(json.dumps({"error": str(e)}))
+                continue
+            status, reason, check = prepare(shape, seed)
+            prepared = status == "ok"
+            write_line(json.dumps({"status": status, "reason": reason, "check": check},
+                                  allow_nan=False))
+        elif op == "round":
+            if not prepared:
+                write_line(json.dumps({"error": "no peer is prepared to time: send an ok "
+                                                "prepare first"}))
+                continue
+            try:
+                samples = time_round()
+            except RoundError as e:
+                write_line(json.dumps({"error": str(e)}))
+                continue
+            write_line(json.dumps({"samples_s": samples}, allow_nan=False))
+        else:
+            write_line(json.dumps({"error": f"unknown op {op!r}: prepare, round or quit"}))

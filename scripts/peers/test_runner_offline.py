@@ -434,5 +434,79 @@ class HelpersTest(unittest.TestCase):
             pc.parse_peers(" , ")
 
 
+class ServeTest(unittest.TestCase):
+    """pc.serve, the protocol of torch_peers.py --serve that fa4-analyze bench --ab drives,
+    with a fake peer: one reply per request, prepare before round, errors named and the loop
+    going on, quit or the end of input ending it."""
+
+    def run_serve(self, requests, prepare_status="ok", round_error=None):
+        lines = [json.dumps(r) if not isinstance(r, str) else r for r in requests]
+        replies, prepared, rounds = [], [], []
+        feed = iter(line + "\n" for line in lines)
+
+        def prepare(shape, seed):
+            prepared.append((shape, seed))
+            return prepare_status, None if prepare_status == "ok" else "no kernel", {"rows": 1}
+
+        def time_round():
+            rounds.append(len(rounds))
+            if round_error:
+                raise pc.RoundError(round_error)
+            return [1e-3, 1.1e-3]
+
+        code = pc.serve(lambda: next(feed, ""), replies.append, prepare, time_round)
+        return code, [json.loads(r) for r in replies], prepared, rounds
+
+    SHAPE = {"batch": 2, "heads": 16, "heads_kv": 16, "seqlen_q": 1024, "seqlen_k": 1024,
+             "headdim": 128, "headdim_v": 128, "causal": True, "dtype": "bf16"}
+
+    def test_prepare_then_rounds(self):
+        code, replies, prepared, rounds = self.run_serve(
+            [{"op": "prepare", "shape": self.SHAPE, "seed": 7}, {"op": "round"}, {"op": "round"},
+             {"op": "quit"}, {"op": "round"}])
+        self.assertEqual(code, 0)
+        self.assertEqual(replies, [{"status": "ok", "reason": None, "check": {"rows": 1}},
+                                   {"samples_s": [1e-3, 1.1e-3]}, {"samples_s": [1e-3, 1.1e-3]}])
+        self.assertEqual(prepared, [(pc.Shape(2, 16, 16, 1024, 1024, 128, 128, True, "bf16"), 7)])
+        self.assertEqual(rounds, [0, 1])
+
+    def test_a_round_needs_an_ok_prepare(self):
+        _, replies, _, rounds = self.run_serve(
+            [{"op": "round"}, {"op": "prepare", "shape": self.SHAPE, "seed": 1},
+             {"op": "round"}], prepare_status="skipped")
+        self.assertIn("no peer is prepared", replies[0]["error"])
+        self.assertEqual(replies[1]["status"], "skipped")
+        self.assertIn("error", replies[2])
+        self.assertEqual(rounds, [])
+
+    def test_bad_requests_are_answered_and_the_loop_goes_on(self):
+        code, replies, prepared, _ = self.run_serve(
+            ["{not json", {"op": "fly"}, {"op": "prepare", "shape": {"batch": 1}, "seed": 1},
+             {"op": "prepare", "shape": self.SHAPE, "seed": -1}, ""])
+        self.assertEqual(code, 0)
+        self.assertIn("not a JSON request", replies[0]["error"])
+        self.assertIn("unknown op 'fly'", replies[1]["error"])
+        self.assertIn("prepare/shape", replies[2]["error"])
+        self.assertIn("prepare/seed", replies[3]["error"])
+        self.assertEqual(prepared, [])
+
+    def test_a_round_error_is_a_reply(self):
+        _, replies, _, _ = self.run_serve(
+            [{"op": "prepare", "shape": self.SHAPE, "seed": 1}, {"op": "round"}],
+            round_error="timing raised RuntimeError: boom")
+        self.assertEqual(replies[1], {"error": "timing raised RuntimeError: boom"})
+
+    def test_list_peers_and_serve_arguments(self):
+        code, out, _ = run_cli("--list-peers")
+        self.assertEqual(code, 0)
+        self.assertEqual(out.splitlines(), [f"{n} {pc.PEER_SOURCE[n]}" for n in pc.PEER_NAMES])
+        code, _, err = run_cli("--serve", "--peers", "sdpa_cudnn,sdpa_flash", "--pass", "fwd")
+        self.assertEqual(code, 2)
+        self.assertIn("--serve times one peer", err)
+        code, _, err = run_cli("--serve", "--peers", "sdpa_cudnn")
+        self.assertEqual(code, 2)
+        self.assertIn("--serve times one pass", err)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -46,6 +46,10 @@ class DeviceBroken(Exception):
     """A CUDA error that leaves the context unusable: stop the sweep (exit 4)."""
 
 
+class PeerTimingFailed(Exception):
+    """A prepared peer's call raised while it was timed: the record is failed, with this reason."""
+
+
 # --------------------------------------------------------------------------------------------
 # Arguments
 
@@ -83,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check-environment", action="store_true",
                    help="print the versions and the device; exit 0, or 3 without PyTorch or a "
                         "CUDA device")
+    p.add_argument("--list-peers", action="store_true",
+                   help="print each peer's name and source, one a line, and exit (no PyTorch)")
+    p.add_argument("--serve", action="store_true",
+                   help="time one peer (--peers NAME) of one pass (--pass fwd|bwd) in rounds for "
+                        "`fa4-analyze bench --ab`: JSON requests on stdin, one reply a line on "
+                        "stdout (scripts/peers/README.md)")
     return p
 
 
@@ -647,37 +657,71 @@ class Runner:
 
     def run(self, peer: str, shape: pc.Shape, pass_: str, state: ShapeState,
             cap_s: float) -> Outcome:
+        """The peer checked, then timed once."""
+        outcome, work = self.prepare(peer, shape, pass_, state)
+        try:
+            if work is None:
+                return outcome
+            return Outcome("ok", None, outcome.check, self.time_prepared(peer, shape, pass_, work,
+                                                                         cap_s))
+        except PeerTimingFailed as e:
+            return Outcome("failed", str(e), outcome.check)
+        except self.torch.cuda.OutOfMemoryError as e:
+            release(self.torch)
+            return Outcome("skipped", "out of device memory: " + first_lines(str(e), 1))
+        finally:
+            if peer == "sdpa_math":  # its S and P are large: give them back now
+                release(self.torch)
+
+    def prepare(self, peer: str, shape: pc.Shape, pass_: str,
+                state: ShapeState) -> Tuple[Outcome, Optional[Callable[[], Any]]]:
+        """The peer's output (gradients) checked once on the shape's inputs: (ok Outcome with the
+        check, the call to time) or (skipped or failed Outcome, None)."""
         torch = self.torch
         early = self.precheck(peer, shape, pass_)
         if early:
-            return early
+            return early, None
         try:
             q, k, v, dout = state.tensors()
         except MemoryError as e:
-            return Outcome("skipped", str(e))
+            return Outcome("skipped", str(e)), None
         if peer == "sdpa_math":
             release(torch)
             free, _ = torch.cuda.mem_get_info()
             fits, why = pc.math_fits(shape, pass_, free)
             if not fits:
-                return Outcome("skipped", why)
+                return Outcome("skipped", why), None
         try:
             ref = state.reference(pass_)
         except torch.cuda.OutOfMemoryError as e:
             release(torch)
             return Outcome("skipped", "the float32 reference does not fit in device memory: "
-                           + first_lines(str(e), 1))
+                           + first_lines(str(e), 1)), None
         try:
             with backend_context(torch, peer):
-                return self._run(peer, shape, pass_, q, k, v, dout, ref, cap_s)
+                return self._prepare(peer, shape, pass_, q, k, v, dout, ref)
         except torch.cuda.OutOfMemoryError as e:
             release(torch)
-            return Outcome("skipped", "out of device memory: " + first_lines(str(e), 1))
-        finally:
-            if peer == "sdpa_math":  # its S and P are large: give them back now
-                release(torch)
+            return Outcome("skipped", "out of device memory: " + first_lines(str(e), 1)), None
 
-    def _run(self, peer, shape, pass_, q, k, v, dout, ref, cap_s) -> Outcome:
+    def time_prepared(self, peer: str, shape: pc.Shape, pass_: str, work: Callable[[], Any],
+                      cap_s: float) -> Dict[str, Any]:
+        """One timing of a prepared peer (under its SDPA backend): PeerTimingFailed when the call
+        raises, DeviceBroken on a CUDA error, torch's OutOfMemoryError as it comes."""
+        torch = self.torch
+        try:
+            with backend_context(torch, peer):
+                return self.time(work, cap_s)
+        except torch.cuda.OutOfMemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            if is_cuda_error(e):
+                raise DeviceBroken(f"{peer} {shape.describe()} {pass_}: {first_lines(str(e))}")
+            raise PeerTimingFailed(f"timing raised {type(e).__name__}: "
+                                   f"{first_lines(str(e))}") from None
+
+    def _prepare(self, peer, shape, pass_, q, k, v, dout,
+                 ref) -> Tuple[Outcome, Optional[Callable[[], Any]]]:
         torch = self.torch
         if peer == "triton_fa":
             fn = lambda q_, k_, v_, out=None: self.triton.triton_attention(  # noqa: E731
@@ -711,8 +755,8 @@ class Runner:
                     raise DeviceBroken(f"{peer} {shape.describe()} {pass_}: {first_lines(str(e))}")
                 if peer == "triton_fa" and not isinstance(e, self.triton.TritonUnsupported):
                     return Outcome("failed", f"the Triton kernel raised {type(e).__name__}: "
-                                             f"{first_lines(str(e), 6, 1200)}")
-                return Outcome("skipped", refusal_reason(e, caught, pc.PEER_BACKEND[peer]))
+                                             f"{first_lines(str(e), 6, 1200)}"), None
+                return Outcome("skipped", refusal_reason(e, caught, pc.PEER_BACKEND[peer])), None
 
         if pass_ == "fwd":
             ok, check, why = check_forward(torch, ref, out)
@@ -721,22 +765,11 @@ class Runner:
             ok, check, why = check_backward(torch, ref, grads)
             del grads
         if not ok:
-            return Outcome("failed", why, check)
-
-        try:
-            if pass_ == "fwd":
-                timing = self.time(lambda: fn(q, k, v), cap_s)
-            else:
-                timing = self.time(
-                    lambda: torch.autograd.grad(out, (qg, kg, vg), dout, retain_graph=True), cap_s)
-        except torch.cuda.OutOfMemoryError:
-            raise
-        except Exception as e:  # noqa: BLE001
-            if is_cuda_error(e):
-                raise DeviceBroken(f"{peer} {shape.describe()} {pass_}: {first_lines(str(e))}")
-            return Outcome("failed", f"timing raised {type(e).__name__}: {first_lines(str(e))}",
-                           check)
-        return Outcome("ok", None, check, timing)
+            return Outcome("failed", why, check), None
+        if pass_ == "fwd":
+            return Outcome("ok", None, check), lambda: fn(q, k, v)
+        return Outcome("ok", None, check), lambda: torch.autograd.grad(out, (qg, kg, vg), dout,
+                                                                      retain_graph=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -777,11 +810,84 @@ def dry_run(shapes: List[pc.Shape], peers: List[str], passes: List[str]) -> int:
     return EXIT_OK
 
 
+def serve_peer(torch, options: pc.TimingOptions, peer: str, pass_: str) -> int:
+    """--serve: fa4-analyze bench --ab drives the peer through pc.serve, preparing each shape
+    (inputs drawn, output checked once) and timing it round by round between its own kernels'
+    rounds. SIGINT is left to fa4-analyze, which ends the rounds; the end of stdin ends the peer.
+    Standard output carries the replies alone: everything else printed goes to stderr."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+
+    def write_line(text: str) -> None:
+        replies.write(text + "\n")
+        replies.flush()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.set_float32_matmul_precision("highest")  # the reference in true float32
+    triton_module, triton_problem = (import_triton() if peer == "triton_fa" else (None, None))
+    runner = Runner(torch, options, triton_module, triton_problem, lambda: False)
+    current: Dict[str, Any] = {"state": None, "work": None, "shape": None}
+
+    def prepare(shape: pc.Shape, seed: int):
+        if current["state"] is not None:
+            current["state"].free()
+            current.update(state=None, work=None, shape=None)
+            release(torch)
+        state = ShapeState(torch, shape, seed, need_dout=pass_ == "bwd")
+        outcome, work = runner.prepare(peer, shape, pass_, state)
+        current.update(state=state, work=work, shape=shape)
+        return outcome.status, outcome.reason, outcome.check
+
+    def time_round() -> List[float]:
+        try:
+            timing = runner.time_prepared(peer, current["shape"], pass_, current["work"],
+                                          options.time_cap_s)
+        except PeerTimingFailed as e:
+            raise pc.RoundError(str(e)) from None
+        except torch.cuda.OutOfMemoryError as e:
+            release(torch)
+            raise pc.RoundError("out of device memory: " + first_lines(str(e), 1)) from None
+        return timing["samples_s"]
+
+    write_line(json.dumps({"ready": True, "kernel": peer, "source": pc.PEER_SOURCE[peer],
+                           "device": torch.cuda.get_device_name(0)}))
+    try:
+        return pc.serve(sys.stdin.readline, write_line, prepare, time_round)
+    except DeviceBroken as e:
+        write_line(json.dumps({"error": f"CUDA error: {e}; the CUDA context is unusable"}))
+        return EXIT_DEVICE_ERROR
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.check_environment:
         return check_environment()
+    if args.list_peers:
+        for name in pc.PEER_NAMES:
+            print(f"{name} {pc.PEER_SOURCE[name]}")
+        return EXIT_OK
+    if args.serve:
+        try:
+            peers = pc.parse_peers(args.peers)
+            if len(peers) != 1:
+                raise pc.UsageError(f"--serve times one peer; --peers names {len(peers)}: give "
+                                    "--peers NAME")
+            if args.pass_ == "both":
+                raise pc.UsageError("--serve times one pass: give --pass fwd or --pass bwd")
+            options = options_from(args)
+        except pc.UsageError as e:
+            print(f"torch_peers.py: error: {e} (--help lists the options)", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            torch = import_torch()
+        except EnvironmentProblem as e:
+            print(f"torch_peers.py: {e}", file=sys.stderr)
+            return EXIT_ENVIRONMENT
+        return serve_peer(torch, options, peers[0], args.pass_)
     try:
         if not args.sweep:
             raise pc.UsageError("give at least one --sweep FILE (e.g. data/sweeps/fa3-paper.json)")

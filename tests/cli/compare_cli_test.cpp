@@ -233,6 +233,33 @@ TEST_F(CompareCli, TwoPredictionRunsShapeByShapeTheLargestMovesFirst) {
   EXPECT_GT(moved_to_hbm, 0u);
 }
 
+// Each run one round (scripts/gpu-ab.sh --trees): the shipped databases hold one bench run each,
+// so every configuration has one sample a side and is UNSURE, saying so; a run id or one side is
+// refused.
+TEST_F(CompareCli, RunsAsRoundsTakesOneSampleARunAndWantsTwoDatabases) {
+  const Outcome o = run("compare a.db b.db --runs-as-rounds --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json doc = json::parse(o.out);
+  EXPECT_EQ(doc["baseline"], "a.db (1 runs as rounds)");
+  ASSERT_EQ(doc["rows"].size(), 144u);  // as the whole databases compare: ours and the peers'
+  int one_sample = 0;
+  for (const json& r : doc["rows"]) {
+    EXPECT_EQ(r["verdict"], "UNSURE") << r.dump();
+    if (r["baseline n"] != 1) continue;  // a side that was skipped
+    ++one_sample;
+    EXPECT_NE(r["why"].get<std::string>().find("has 1 sample; a verdict needs 5 a side"),
+              std::string::npos)
+        << r.dump();
+  }
+  EXPECT_GE(one_sample, 72);
+  expect_refusal(run("compare a.db --runs-as-rounds --kernel fa3 --against fa4"),
+                 "--runs-as-rounds takes each run of a database as one round: name two "
+                 "databases, BASELINE.db CONTENDER.db");
+  expect_refusal(run("compare a.db:2 b.db --runs-as-rounds"),
+                 "BASELINE 'a.db:2' names run 2; with each run one round a side is a whole "
+                 "database: give FILE.db");
+}
+
 TEST_F(CompareCli, ThresholdAndAlphaAreChecked) {
   const Outcome percentless = run("compare a.db:2 b.db:2 --threshold 2");
   EXPECT_EQ(percentless.code, 1);

@@ -77,5 +77,15 @@ TEST(SampleDrift, FlaggedPastFivePercentEitherWay) {
   EXPECT_FALSE(drift_flagged(-0.02));
 }
 
+// bench --ab's samples: each round's median, rounds in order (not the order of the samples), and
+// a round of an even count interpolated; without rounds the samples unchanged.
+TEST(RoundMedians, OneMedianPerRoundInRoundOrder) {
+  const std::vector<double> samples{3, 1, 2, 10, 20, 7, 9, 8, 6};
+  const std::vector<int> rounds{2, 2, 2, 0, 0, 1, 1, 1, 1};
+  EXPECT_EQ(round_medians(samples, rounds), (std::vector<double>{15, 7.5, 2}));
+  EXPECT_EQ(round_medians(samples, {}), samples);
+  EXPECT_EQ(round_medians(samples, {0, 1}), samples);  // not one round per sample
+}
+
 }  // namespace
 }  // namespace fa4

@@ -50,6 +50,45 @@ TEST(RecordMeasurement, StoresTimesSamplesAndThePredictionLink) {
   EXPECT_EQ(store.list_runs()->front().measurements, 1);
 }
 
+// bench --ab: each sample with its round; the report's rows carry the rounds' medians; a pair
+// recorded together, all or nothing.
+TEST(RecordMeasurement, SamplesTakenInRoundsKeepTheirRound) {
+  Store store = memory_store();
+  const auto run = store.begin_run(testing::run_info(RunKind::bench, "r"));
+  Measurement a = timed();
+  a.samples_s = {1e-3, 3e-3, 2e-3, 4e-3, 6e-3};
+  a.sample_rounds = {0, 0, 0, 1, 1};
+  Measurement b = a;
+  b.kernel = "fa3";
+  const auto ids = store.record_measurements(*run, std::vector<Measurement>{a, b});
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  ASSERT_EQ(ids->size(), 2u);
+  EXPECT_EQ(
+      std::get<std::int64_t>(cell(store, "SELECT COUNT(*) FROM samples WHERE round_index = 1")), 4);
+  EXPECT_EQ(
+      std::get<std::int64_t>(cell(
+          store, "SELECT round_index FROM samples WHERE sample_index = 3 AND measurement_id = " +
+                     std::to_string((*ids)[1]))),
+      1);
+  const auto rows = store.measurements_for_report();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ(rows->front().samples_s, (std::vector<double>{2e-3, 5e-3}));
+
+  // A round missing for a sample: nothing of the pair is recorded.
+  Measurement bad = a;
+  bad.sample_rounds.pop_back();
+  const auto refused = store.record_measurements(*run, std::vector<Measurement>{a, bad});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("has 5 samples and 4 rounds"));
+  EXPECT_EQ(std::get<std::int64_t>(cell(store, "SELECT COUNT(*) FROM measurements")), 2);
+  // A measurement not taken in rounds: NULL rounds, its samples as taken.
+  ASSERT_TRUE(store.record_measurement(*run, timed()).ok());
+  EXPECT_EQ(
+      std::get<std::int64_t>(cell(store, "SELECT COUNT(*) FROM samples WHERE round_index IS NULL")),
+      3);
+}
+
 TEST(RecordMeasurement, FailedAndSkippedKeepTheReasonAndNoTimes) {
   Store store = memory_store();
   const auto run = store.begin_run(testing::run_info(RunKind::bench, "r"));

@@ -142,6 +142,31 @@ TEST(StoreOpen, MigratesAVersionThreeDatabaseToTheSlidingWindow) {
 
 // A reader of an older database reads it as the latest schema through a copy migrated in memory,
 // and leaves the file byte for byte (no migration, no -wal file), read-only or not.
+// A version-5 database (before the samples' rounds): its samples get no round and read back as
+// they were taken.
+TEST(StoreOpen, MigratesAVersionFiveDatabaseItsSamplesWithoutRounds) {
+  TempDir dir;
+  const std::string path = dir.file("v5.db");
+  {
+    Db db = raw_open_at_version(path, 5);
+    raw_exec(db.get(), R"sql(
+      INSERT INTO runs (revision, host, command_line, kind) VALUES ('v5', 'h', 'bench', 'bench');
+      INSERT INTO measurements (run_id, batch, heads_q, heads_kv, seqlen_q, seqlen_k, headdim,
+        headdim_v, causal, dtype, pass, kernel, source, device, status, time_median_s, tflops)
+        VALUES (1, 2, 16, 16, 8192, 8192, 128, 128, 0, 'bf16', 'fwd', 'fa3', 'ours',
+        'NVIDIA H200', 'ok', 2e-3, 550);
+      INSERT INTO samples VALUES (1, 0, 3e-3), (1, 1, 1e-3), (1, 2, 2e-3);
+    )sql");
+  }
+  auto store = Store::open(path, {.create = false, .read_only = true});
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ(first_integer(*store, "SELECT COUNT(*) FROM samples WHERE round_index IS NULL"), 3);
+  auto rows = store->measurements_for_report();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().samples_s, (std::vector<double>{3e-3, 1e-3, 2e-3}));
+}
+
 TEST(StoreOpen, AReaderOfAnOlderDatabaseNeverWritesIt) {
   TempDir dir;
   const std::string path = dir.file("v4.db");

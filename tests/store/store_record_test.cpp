@@ -429,8 +429,8 @@ TEST(StoreSchema, MeasurementsKeepTheirStatusHonest) {
   raw_exec(db.get(), insert + "'skipped', 'needs sm_90a', NULL, NULL)");
   raw_exec(db.get(), insert + "'ok', NULL, 0.001, 500)");
   raw_exec(db.get(),
-           "INSERT INTO samples VALUES (last_insert_rowid(), 0, 0.0011), "
-           "(last_insert_rowid(), 1, 0.0009)");
+           "INSERT INTO samples (measurement_id, sample_index, time_s) VALUES "
+           "(last_insert_rowid(), 0, 0.0011), (last_insert_rowid(), 1, 0.0009)");
 
   auto store = Store::open(path);
   ASSERT_TRUE(store.ok());
