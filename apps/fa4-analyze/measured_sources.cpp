@@ -22,33 +22,62 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "NVIDIA H200, 2026-11-23, revision 684356b-dirty, runs 1-3, 144 measurements"
-std::string describe_runs(const std::vector<store::RunRow>& runs) {
-  std::set<std::string> devices, dates, revisions;
-  std::int64_t measurements = 0;
-  for (const store::RunRow& r : runs) {
-    if (!r.device.empty()) devices.insert(r.device);
-    dates.insert(r.started_at.substr(0, 10));
-    if (!r.revision.empty() && r.revision != "unknown") revisions.insert(r.revision);
-    measurements += r.measurements;
+// "a, b, c", or "a, b, ..., z (9 in all)" past `most`.
+std::string joined(const std::vector<std::string>& items, std::size_t most) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items.size() > most && i == most - 1) {
+      out += fmt::format(", ..., {} ({} in all)", items.back(), items.size());
+      break;
+    }
+    out += (i == 0 ? "" : ", ") + items[i];
   }
-  const auto join = [](const std::set<std::string>& items) {
-    std::string out;
-    for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-    return out.empty() ? std::string("unknown") : out;
+  return out;
+}
+
+// One line per device measured in a database, its runs' dates and revisions in the order run:
+// "NVIDIA H200: 770 measurements in 17 runs of 2026-11-23 to 2026-11-28, revisions 684356b-dirty,
+// 80025f9, ..., c9bda66 (9 in all), from `data/runs/h200.db`".
+std::vector<std::string> describe_runs(const std::vector<store::RunRow>& runs,
+                                       const std::string& shown_name) {
+  struct Device {
+    std::int64_t runs = 0, measurements = 0;
+    std::string first, last;  // dates
+    std::vector<std::string> revisions;
   };
-  const std::string ids = runs.empty() ? "none"
-                          : runs.size() == 1
-                              ? fmt::format("run {}", runs.front().id)
-                              : fmt::format("runs {}-{}", runs.front().id, runs.back().id);
-  return fmt::format("{}, {}, revision {}, {}, {} measurements", join(devices), join(dates),
-                     join(revisions), ids, measurements);
+  std::vector<std::pair<std::string, Device>> devices;  // in the order first measured
+  for (const store::RunRow& r : runs) {
+    if (r.measurements == 0) continue;
+    const std::string name = r.device.empty() ? "unknown device" : r.device;
+    auto at = std::find_if(devices.begin(), devices.end(),
+                           [&](const auto& d) { return d.first == name; });
+    if (at == devices.end()) at = devices.insert(devices.end(), {name, Device{}});
+    Device& d = at->second;
+    const std::string date = r.started_at.substr(0, 10);
+    d.first = d.first.empty() ? date : std::min(d.first, date);
+    d.last = std::max(d.last, date);
+    ++d.runs;
+    d.measurements += r.measurements;
+    if (!r.revision.empty() && r.revision != "unknown" &&
+        std::find(d.revisions.begin(), d.revisions.end(), r.revision) == d.revisions.end())
+      d.revisions.push_back(r.revision);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [name, d] : devices)
+    lines.push_back(
+        fmt::format("{}: {} measurements in {} run{} of {}{}, revision{} {}, from `{}`", name,
+                    d.measurements, d.runs, d.runs == 1 ? "" : "s", d.first,
+                    d.last == d.first ? "" : " to " + d.last, d.revisions.size() == 1 ? "" : "s",
+                    d.revisions.empty() ? "unknown" : joined(d.revisions, 6), shown_name));
+  if (lines.empty()) lines.push_back(fmt::format("`{}`: no measurements", shown_name));
+  return lines;
 }
 
 void add(MeasuredSources& out, const store::Store& db, const std::string& shown_name) {
   report::merge_latest(out.measurements, take(db.measurements_for_report()));
   report::merge_latest(out.ceilings, take(db.latest_ceilings()));
-  out.origins.push_back(fmt::format("`{}`: {}", shown_name, describe_runs(take(db.list_runs()))));
+  for (std::string& line : describe_runs(take(db.list_runs()), shown_name))
+    out.origins.push_back(std::move(line));
 }
 
 // Private copies of the reference runs: fa4-reference-<pid>-<file name> in the temp folder.

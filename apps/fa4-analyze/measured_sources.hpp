@@ -1,7 +1,7 @@
 // The measurements a report or a roofline shows: the user's results database (--db, when it
-// exists) and the reference runs shipped in data/runs/ (real H200 and H100 runs), merged so that
-// the latest measurement of each kernel, problem and device wins; the prediction beside each of
-// our measurements is the current model's (not the one stored on the day it was measured).
+// exists) and the reference records shipped in data/runs/ (one per device: H200, H100), merged so
+// that the latest measurement of each kernel, problem and device wins; the prediction beside each
+// of our measurements is the current model's (not the one stored on the day it was measured).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,8 +17,9 @@ namespace fa4::app {
 struct MeasuredSources {
   std::vector<store::MeasurementRow> measurements;
   std::vector<store::CeilingRow> ceilings;
-  // One line per database read: "`data/runs/2026-11-23-h200.db`: NVIDIA H200, 2026-11-23,
-  // revision 684356b-dirty, runs 1-3, 144 measurements".
+  // One line per device of each database read: "NVIDIA H200: 770 measurements in 17 runs of
+  // 2026-11-23 to 2026-11-28, revisions 684356b-dirty, ..., c9bda66 (9 in all), from
+  // `data/runs/h200.db`".
   std::vector<std::string> origins;
 };
 

@@ -110,6 +110,7 @@ RenderedReport render_report(const ReportInputs& in) {
   RenderedReport out{"", ReportCharts(in.chart_folder, in.charts_skipped_because)};
   const ModelDigest model = digest_model(in.gpus, in.published);
   for (const SectionEntry& e : kSections) out.markdown += e.render(in, model, out.charts);
+  out.markdown += sources_section(in);
   return out;
 }
 

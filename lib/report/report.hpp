@@ -25,8 +25,9 @@ struct ReportInputs {
   std::vector<store::MeasurementRow> measurements;  // Store::measurements_for_report()
   std::vector<store::CeilingRow> ceilings;          // Store::latest_ceilings()
   std::vector<PublishedFigure> published;
-  // One line per results database the measurements come from (the user's and the reference runs
-  // in data/runs/): "`data/runs/2026-11-23-h200.db`: NVIDIA H200, 2026-11-23, revision ...".
+  // One line per device of each results database the measurements come from (the user's and the
+  // reference records in data/runs/): "NVIDIA H200: 770 measurements in 17 runs of 2026-11-23 to
+  // 2026-11-28, revisions ..., from `data/runs/h200.db`"; folded at the report's end.
   std::vector<std::string> measured_origins;
   std::string chart_folder = "charts";  // the charts' folder, relative to the markdown file
   std::string charts_skipped_because;   // empty when gnuplot renders the charts; else why not

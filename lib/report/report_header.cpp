@@ -23,21 +23,6 @@ std::string runs_text(const std::set<std::pair<std::int64_t, std::string>>& runs
   return out;
 }
 
-std::string databases(std::size_t n) {
-  return fmt::format("{} database{}", n, n == 1 ? "" : "s");
-}
-
-// The databases the stored measurements come from, folded: one line each, with device, date,
-// revision and runs, so that the summary comes first. None where nothing is measured.
-std::string measured_origins_list(const ReportInputs& in) {
-  if (in.measurements.empty() || in.measured_origins.empty()) return "";
-  std::string out = fmt::format(
-      "<details><summary>Where the {} stored measurements come from ({})</summary>\n\n",
-      in.measurements.size(), databases(in.measured_origins.size()));
-  for (const std::string& origin : in.measured_origins) out += fmt::format("- from {}\n", origin);
-  return out + "\n</details>\n\n";
-}
-
 }  // namespace
 
 std::string header_section(const ReportInputs& in) {
@@ -61,8 +46,8 @@ std::string header_section(const ReportInputs& in) {
                            number(Section::measured))
              : fmt::format(
                    "- Stored measurements: {}, the latest for each device, kernel, source "
-                   "and problem, from {} (listed below the sections, folded).\n",
-                   in.measurements.size(), databases(in.measured_origins.size()));
+                   "and problem (their sources: at the end, folded).\n",
+                   in.measurements.size());
   out += fmt::format("- Published and measured figures: {}.\n", in.published.size());
   if (in.charts_skipped_because.empty())
     out += fmt::format(
@@ -79,8 +64,19 @@ std::string header_section(const ReportInputs& in) {
   out += "Sections: " + section_list() +
          ". Cycles are per tile on one SM; TFLOP/s follow the FLOP convention of "
          "`lib/core/shape.hpp` (4·b·h·s²·d forward, halved for causal, backward 2.5x).\n\n";
-  out += measured_origins_list(in);
   return out;
+}
+
+// The sources of the stored measurements, one line per device (and database), folded: after
+// the sections, so that the summary comes first. Nothing where nothing is measured.
+std::string sources_section(const ReportInputs& in) {
+  if (in.measurements.empty() || in.measured_origins.empty()) return "";
+  std::string out = fmt::format(
+      "<details><summary>Where the {} stored measurements come from ({} line{})</summary>\n\n",
+      in.measurements.size(), in.measured_origins.size(),
+      in.measured_origins.size() == 1 ? "" : "s");
+  for (const std::string& origin : in.measured_origins) out += fmt::format("- {}\n", origin);
+  return out + "\n</details>\n";
 }
 
 }  // namespace fa4::report

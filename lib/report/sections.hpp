@@ -41,6 +41,8 @@ std::string section_list();
 std::string anchor(Section section);
 
 std::string header_section(const ReportInputs& inputs);
+// The measurements' sources, folded, one line per device: the report's last lines.
+std::string sources_section(const ReportInputs& inputs);
 // The findings on one page, each with its number and a link to its section (findings.hpp).
 std::string summary_section(const ReportInputs& inputs, const ModelDigest& model);
 // Per GPU model: its roofline at hd128 (roofline.hpp) and the speed of light per unit

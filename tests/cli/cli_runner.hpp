@@ -60,9 +60,10 @@ class CliTest : public ::testing::Test {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   }
 
-  // Copies a database shipped in data/runs (real runs) into the test's folder as `name`.
+  // Copies a real run's database, kept byte for byte as a test fixture in tests/data/runs (the
+  // reference records of data/runs were curated from them), into the test's folder as `name`.
   void copy_shipped_db(const std::string& shipped, const std::string& name) {
-    std::filesystem::copy_file(std::filesystem::path(FA4_SOURCE_DIR) / "data/runs" / shipped,
+    std::filesystem::copy_file(std::filesystem::path(FA4_SOURCE_DIR) / "tests/data/runs" / shipped,
                                dir_ / name, std::filesystem::copy_options::overwrite_existing);
   }
 

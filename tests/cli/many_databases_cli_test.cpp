@@ -191,8 +191,14 @@ TEST_F(ManyDatabases, ReportReadsEveryDatabase) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("(2 databases)"), std::string::npos) << r.out;
   const std::string md = slurp(dir_ / "r.md");
-  EXPECT_NE(md.find("`a.db`: NVIDIA H200"), std::string::npos);
-  EXPECT_NE(md.find("`b.db`: NVIDIA H200"), std::string::npos);
+  // The sources, one line per device of each database.
+  EXPECT_NE(md.find("\n- NVIDIA H200: 144 measurements in 2 runs of 2026-11-23, revision "
+                    "684356b-dirty, from `a.db`\n"),
+            std::string::npos)
+      << md.substr(md.find("<details><summary>Where the"));
+  EXPECT_NE(md.find("\n- NVIDIA H200: 288 measurements in 2 runs of 2026-11-23, revision "
+                    "684356b-dirty, from `b.db`\n"),
+            std::string::npos);
   const Outcome one = run("--db a.db report --out one.md --no-reference-runs");
   ASSERT_EQ(one.code, 0) << one.err;
   EXPECT_NE(one.out.find("(1 database)"), std::string::npos) << one.out;

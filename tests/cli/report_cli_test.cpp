@@ -50,7 +50,15 @@ TEST_F(ReportCli, ShowsTheReferenceRunsUnlessToldNot) {
   ASSERT_EQ(with.code, 0) << with.err;
   ASSERT_EQ(without.code, 0) << without.err;
   const std::string a = slurp(dir_ / "with.md"), b = slurp(dir_ / "without.md");
-  EXPECT_NE(a.find("from `data/runs/2026-11-23-h200-final.db`: NVIDIA H200"), std::string::npos);
+  // One line per device, folded after the last section: the H200's and the H100's records.
+  const std::size_t sources = a.find("<details><summary>Where the ");
+  ASSERT_NE(sources, std::string::npos) << a;
+  EXPECT_GT(sources, a.find("## 1. Summary"));
+  EXPECT_GT(sources, a.rfind("\n## "));
+  EXPECT_NE(a.find("\n- NVIDIA H200: ", sources), std::string::npos) << a.substr(sources);
+  EXPECT_NE(a.find(", from `data/runs/h200.db`\n", sources), std::string::npos);
+  EXPECT_NE(a.find("\n- NVIDIA H100 80GB HBM3: ", sources), std::string::npos);
+  EXPECT_NE(a.find(", from `data/runs/h100.db`\n", sources), std::string::npos);
   EXPECT_NE(a.find("### NVIDIA H200"), std::string::npos);
   EXPECT_EQ(b.find("data/runs/"), std::string::npos);
   EXPECT_NE(b.find("Nothing is measured yet"), std::string::npos);

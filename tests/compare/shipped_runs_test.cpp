@@ -1,4 +1,5 @@
-// The verdict must be right on noise first: every pair of shipped runs (data/runs) of one
+// The verdict must be right on noise first: every pair of real runs (the intermediate runs kept as
+// fixtures in tests/data/runs; data/runs holds only the latest of each problem) of one
 // revision on one device, compared at the default rules, matches configurations of the same
 // kernels on the same problems, and none of them may come out FASTER or SLOWER. The count of
 // matched configurations is held too, so that the test keeps covering what it says.
@@ -29,7 +30,7 @@ std::vector<ShippedRun> measured_runs() {
     const fs::path folder = fs::temp_directory_path() /
                             ("fa4-compare-shipped-" + std::to_string(::getpid()));
     fs::create_directories(folder);
-    for (const auto& entry : fs::directory_iterator(fs::path(FA4_SOURCE_DIR) / "data/runs"))
+    for (const auto& entry : fs::directory_iterator(fs::path(FA4_SOURCE_DIR) / "tests/data/runs"))
       if (entry.path().extension() == ".db")
         fs::copy_file(entry.path(), folder / entry.path().filename(),
                       fs::copy_options::overwrite_existing);

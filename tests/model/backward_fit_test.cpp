@@ -7,14 +7,14 @@
 // data/runs/2026-11-27-h200-fa3-bwd.db; copied below, every figure within 10%. Held out: the
 // alternating rounds of the same session at hd64 and hd128 (fa2_bwd, fa2_bwd_deterministic,
 // fa3_bwd_atomics), fa3_bwd at hd64 beside the fit set, the Llama-3 GQA shapes of
-// data/sweeps/llama3.json and the later days' runs shipped in data/runs (the lent H100's among
-// them), each kernel's worst error within the bound the model reaches.
-// Figures of kernels since changed are not checked: fa2_bwd's, fa2_bwd_deterministic's,
-// fa3_bwd_atomics' and fa3_bwd's at hd256 from before commit 17de6ae (their dQ reductions then
-// took 8 rows an instruction, in row-major order), fa3_bwd's at hd64 and hd128 from before
-// 2026-11-27 (its staging stores then took two wavefronts a half warp) and at hd64 from before
-// 2026-11-28 (dQ then went through the staging tile; since, by atomics).
-// lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
+// data/sweeps/llama3.json and the later days' runs (kept whole in tests/data/runs: the curated
+// record of data/runs keeps only the latest of each problem; the lent H100's among them), each
+// kernel's worst error within the bound the model reaches. Figures of kernels since changed are not
+// checked: fa2_bwd's, fa2_bwd_deterministic's, fa3_bwd_atomics' and fa3_bwd's at hd256 from before
+// commit 17de6ae (their dQ reductions then took 8 rows an instruction, in row-major order),
+// fa3_bwd's at hd64 and hd128 from before 2026-11-27 (its staging stores then took two wavefronts a
+// half warp) and at hd64 from before 2026-11-28 (dQ then went through the staging tile; since, by
+// atomics). lib/model/NOTES_BWD_FIT.md has the tables and each term's reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,11 +125,11 @@ TEST(BackwardFit, HeldOutRoundsOfTheFitSessionWithinTheirBound) {
   }
 }
 
-// Held out, later days: each `bench --pass bwd` run shipped in data/runs after the fit set's,
+// Held out, later days: each `bench --pass bwd` run after the fit set's (in tests/data/runs),
 // read from its database, the model's worst |error| per kernel within the bound reached (rounded
 // up). Figures of kernels since replaced are not checked (see the top).
 struct LaterRun {
-  const char* database;  // in data/runs
+  const char* database;  // in tests/data/runs
   const char* gpu;       // the hardware model bench matched to the device
   std::map<std::string, double> bounds;
   std::map<std::string, int> figures;  // per kernel
@@ -179,7 +179,7 @@ const LaterRun kLaterRuns[] = {
 TEST(BackwardFit, HeldOutRunsOfALaterDayWithinTheirBounds) {
   for (const LaterRun& run : kLaterRuns) {
     const hw::Spec& gpu = testing::gpu(run.gpu);
-    const std::string path = std::string(FA4_SOURCE_DIR) + "/data/runs/" + run.database;
+    const std::string path = std::string(FA4_SOURCE_DIR) + "/tests/data/runs/" + run.database;
     auto store = store::Store::open(path, {.read_only = true});
     ASSERT_TRUE(store) << store.error().message;
     auto rows = store->measurements_for_report();

@@ -137,8 +137,7 @@ ReportInputs golden_inputs() {
   in.ceilings = {gemm};
   in.published = real_published();
   in.measured_origins = {
-      "`golden.db`: NVIDIA H200, 2026-01-02, revision abc1234, run 9, 20 "
-      "measurements"};
+      "NVIDIA H200: 20 measurements in 1 run of 2026-01-02, revision abc1234, from `golden.db`"};
   in.chart_folder = "golden-report";
   return in;
 }

@@ -401,22 +401,25 @@ TEST_F(Sections, FactorsListEveryConstantAndWhatWasFitted) {
   EXPECT_TRUE(contains(s, "our fa2 on H200, seqlen 8k, hd 64/128/256")) << s;
 }
 
-// The header folds the databases the measurements come from below the sections line, and shows
-// no such list where nothing is measured (its line says none).
-TEST(Header, FoldsTheMeasurementsDatabasesAndListsNoneWhereNothingIsMeasured) {
+// The header names no database; the sources of the measurements are folded after the last
+// section, one line per device, and there is no such list where nothing is measured.
+TEST(Header, FoldsTheMeasurementsSourcesAtTheEndAndListsNoneWhereNothingIsMeasured) {
   ReportInputs in = testing::golden_inputs();
   const std::string measured = header_section(in);
-  EXPECT_TRUE(contains(measured, "problem, from 1 database (listed below the sections, folded)"))
-      << measured;
-  EXPECT_TRUE(contains(measured,
+  EXPECT_TRUE(contains(measured, "problem (their sources: at the end, folded)")) << measured;
+  EXPECT_FALSE(contains(measured, "<details>")) << measured;
+  EXPECT_FALSE(contains(measured, "golden.db")) << measured;
+  const std::string sources = sources_section(in);
+  EXPECT_TRUE(contains(sources,
                        "<details><summary>Where the 20 stored measurements come from (1 "
-                       "database)</summary>\n\n- from `golden.db`: NVIDIA H200"))
-      << measured;
+                       "line)</summary>\n\n- NVIDIA H200: 20 measurements"))
+      << sources;
+  const std::string report = render_report(in).markdown;
+  EXPECT_GT(report.find("<details><summary>Where the"), report.rfind("\n## ")) << "at the end";
   in.measurements.clear();
   const std::string none = header_section(in);
   EXPECT_TRUE(contains(none, "- Stored measurements: none")) << none;
-  EXPECT_FALSE(contains(none, "<details>")) << none;
-  EXPECT_FALSE(contains(none, "golden.db")) << none;
+  EXPECT_EQ(sources_section(in), "");
 }
 
 }  // namespace

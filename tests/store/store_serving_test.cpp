@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include "store/migrations.hpp"
 #include "store/peer_records.hpp"
@@ -178,15 +179,21 @@ TEST(StoreServing, MigratesAVersionFourDatabase) {
   EXPECT_TRUE(rows->front().shape.seqlens_k.empty());
 }
 
-// The shipped runs (data/runs, schema 4), each copied first (opening migrates in place): every
-// one opens, and its predictions and measurements read back contiguous and uniform.
+// The shipped reference records (data/runs, schema 4) and the real runs kept as fixtures
+// (tests/data/runs, schema 3 and 4), each copied first: every one opens, and its predictions and
+// measurements read back contiguous and uniform.
 TEST(StoreServing, EveryShippedRunOpensMigrated) {
   TempDir dir;
   int opened = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(FA4_SOURCE_DIR) / "data/runs")) {
-    if (entry.path().extension() != ".db") continue;
-    const std::string copy = dir.file(entry.path().filename().string());
-    fs::copy_file(entry.path(), copy);
+  std::vector<fs::path> files;
+  for (const char* folder : {"data/runs", "tests/data/runs"})
+    for (const auto& entry : fs::directory_iterator(fs::path(FA4_SOURCE_DIR) / folder))
+      if (entry.path().extension() == ".db") files.push_back(entry.path());
+  for (const fs::path& file : files) {
+    const std::string copy =
+        dir.file(file.parent_path().filename().string() + "-" + file.filename().string());
+    const auto& entry = file;
+    fs::copy_file(entry, copy);
     auto store = Store::open(copy, {.create = false, .read_only = true});
     ASSERT_TRUE(store.ok()) << store.error().message;
     EXPECT_EQ(first_integer(*store, "SELECT MAX(version) FROM schema_version"),
@@ -201,7 +208,7 @@ TEST(StoreServing, EveryShippedRunOpensMigrated) {
           << copy;
     ++opened;
   }
-  EXPECT_GT(opened, 0);
+  EXPECT_EQ(opened, 15);  // 2 records, 13 fixtures
 }
 
 // The schema's own checks, behind validate(): no negative page size, no key list but digits and
