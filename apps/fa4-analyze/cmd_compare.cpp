@@ -105,7 +105,8 @@ std::string json_of(const compare::Comparison& c) {
   j["only_baseline"] = c.only_baseline;
   j["only_contender"] = c.only_contender;
   for (std::size_t v = 0; v < s.counts.size(); ++v)
-    j["summary"][std::string(compare::to_string(static_cast<compare::Verdict>(v)))] = s.counts[v];
+    j["summary"][report::json_key(compare::to_string(static_cast<compare::Verdict>(v)))] =
+        s.counts[v];
   j["summary"]["geometric_mean_ratio"] = s.geometric_mean;
   j["summary"]["unmatched"] = s.unmatched;
   return j.dump(2) + "\n";

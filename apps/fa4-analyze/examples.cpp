@@ -24,6 +24,7 @@ constexpr Example kExamples[] = {
      nothing},
     {"runs", "runs", nothing},
     {"report", "report --out report.md", nothing},
+    {"curate", "curate --device \"NVIDIA H200\" --out h200-record.db data/runs/h200.db", nothing},
     {"compare", "compare before.db after.db --fail-on slower", measurements},
     {"compare", "compare --db h200.db --kernel fa3 --against sdpa_cudnn --markdown", measurements},
     {"compare", "compare A.db B.db --runs-as-rounds --threshold 2%", measurements},

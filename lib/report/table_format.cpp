@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -133,13 +134,48 @@ std::string csv_row(const std::vector<Cell>& row) {
   return out += '\n';
 }
 
-std::string json_object(const std::vector<Column>& columns, const std::vector<Cell>& row) {
+std::string json_key(std::string_view title) {
+  std::string out;
+  bool separate = false;
+  const auto word = [&](std::string_view w) {
+    if (!out.empty()) out += '_';
+    out += w;
+    separate = true;
+  };
+  for (const char ch : title) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '%') {
+      word("percent");
+    } else if (ch == '#') {
+      word("number");
+    } else if (std::isalnum(c)) {
+      if (separate && !out.empty()) out += '_';
+      separate = false;
+      out += char(std::tolower(c));
+    } else {
+      separate = true;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string object_of(const std::vector<Column>& columns, const std::vector<Cell>& row,
+                      bool snake_case_keys) {
   std::string out = "{";
   for (std::size_t c = 0; c < columns.size(); ++c) {
     if (c > 0) out += ", ";
-    out += json_string(columns[c].title) + ": " + json_value(row[c]);
+    const std::string& title = columns[c].title;
+    out += json_string(snake_case_keys ? json_key(title) : title) + ": " + json_value(row[c]);
   }
   return out += "}";
+}
+
+}  // namespace
+
+std::string json_object(const std::vector<Column>& columns, const std::vector<Cell>& row) {
+  return object_of(columns, row, false);
 }
 
 std::string format_csv(const Table& table) {
@@ -152,7 +188,7 @@ std::string format_json(const Table& table) {
   if (table.rows.empty()) return "[]\n";
   std::string out = "[\n";
   for (std::size_t r = 0; r < table.rows.size(); ++r)
-    out += "  " + json_object(table.columns, table.rows[r]) +
+    out += "  " + object_of(table.columns, table.rows[r], true) +
            (r + 1 < table.rows.size() ? ",\n" : "\n");
   return out + "]\n";
 }

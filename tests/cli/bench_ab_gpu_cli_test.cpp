@@ -58,7 +58,7 @@ class BenchAbGpuCli : public fa4::testing::CliTest {
       EXPECT_NE(r.out.find(b + " against " + a + ": " + verdict), std::string::npos)
           << verdict << "\n"
           << r.out;
-      EXPECT_EQ(json["rows"][0]["baseline n"], 6);
+      EXPECT_EQ(json["rows"][0]["baseline_n"], 6);
     }
     return r.out;
   }

@@ -155,21 +155,21 @@ TEST_F(Cli, GpusListsEveryModel) {
 TEST_F(Cli, PublishedListsTheRecordWithThePredictionBesideEachFigure) {
   const Outcome r = run("published --gpu sm100 --json");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"modeled on\": \"b200\""), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"modeled as\": \"fa4 2-CTA single-tile grid deterministic\""),
+  EXPECT_NE(r.out.find("\"modeled_on\": \"b200\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"modeled_as\": \"fa4 2-CTA single-tile grid deterministic\""),
             std::string::npos)
       << r.out;
   const Outcome hopper = run("published --gpu h200 --json");
   ASSERT_EQ(hopper.code, 0) << hopper.err;
-  EXPECT_NE(hopper.out.find("\"modeled as\": \"fa3 fixed tile order\""), std::string::npos);
-  EXPECT_NE(hopper.out.find("\"modeled as\": \"fa3 group-reduced dK dV dQ adds in HBM\""),
+  EXPECT_NE(hopper.out.find("\"modeled_as\": \"fa3 fixed tile order\""), std::string::npos);
+  EXPECT_NE(hopper.out.find("\"modeled_as\": \"fa3 group-reduced dK dV dQ adds in HBM\""),
             std::string::npos);
   const Outcome gb300 = run("published --gpu gb300 --json");
   ASSERT_EQ(gb300.code, 0) << gb300.err;
-  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 deterministic fixed step cost\""),
+  EXPECT_NE(gb300.out.find("\"modeled_as\": \"fa4 deterministic fixed step cost\""),
             std::string::npos);
-  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 fixed step cost\""), std::string::npos);
-  EXPECT_NE(gb300.out.find("\"modeled as\": \"fa4 row max from the load\""), std::string::npos);
+  EXPECT_NE(gb300.out.find("\"modeled_as\": \"fa4 fixed step cost\""), std::string::npos);
+  EXPECT_NE(gb300.out.find("\"modeled_as\": \"fa4 row max from the load\""), std::string::npos);
   const Outcome none = run("published --gpu no-such-gpu");
   EXPECT_EQ(none.code, 1);
   EXPECT_NE(none.err.find("error: no published figure"), std::string::npos) << none.err;

@@ -56,14 +56,14 @@ TEST_F(CompareCli, JsonRowsHoldTheirIntervalAndTheSummaryCountsThem) {
   std::size_t same = 0;
   for (const json& r : doc["rows"]) {
     same += r["verdict"] == "SAME";
-    EXPECT_LE(r["95% lo"].get<double>(), r["ratio"].get<double>()) << r.dump();
-    EXPECT_GE(r["95% hi"].get<double>(), r["ratio"].get<double>()) << r.dump();
+    EXPECT_LE(r["95_percent_lo"].get<double>(), r["ratio"].get<double>()) << r.dump();
+    EXPECT_GE(r["95_percent_hi"].get<double>(), r["ratio"].get<double>()) << r.dump();
     EXPECT_GT(r["p"].get<double>(), 0) << r.dump();
-    EXPECT_EQ(r["baseline n"].get<int>() + r["contender n"].get<int>() >= 20, true) << r.dump();
+    EXPECT_EQ(r["baseline_n"].get<int>() + r["contender_n"].get<int>() >= 20, true) << r.dump();
   }
-  EXPECT_EQ(doc["summary"]["SAME"].get<std::size_t>(), same);
-  EXPECT_EQ(doc["summary"]["SLOWER"], 0);
-  EXPECT_EQ(doc["summary"]["FASTER"], 0);
+  EXPECT_EQ(doc["summary"]["same"].get<std::size_t>(), same);
+  EXPECT_EQ(doc["summary"]["slower"], 0);
+  EXPECT_EQ(doc["summary"]["faster"], 0);
   EXPECT_EQ(doc["only_contender"].size(), 72u);
   EXPECT_EQ(doc["threshold"], 0.05);
   EXPECT_NEAR(doc["summary"]["geometric_mean_ratio"].get<double>(), 1.0, 0.02);
@@ -245,7 +245,7 @@ TEST_F(CompareCli, RunsAsRoundsTakesOneSampleARunAndWantsTwoDatabases) {
   int one_sample = 0;
   for (const json& r : doc["rows"]) {
     EXPECT_EQ(r["verdict"], "UNSURE") << r.dump();
-    if (r["baseline n"] != 1) continue;  // a side that was skipped
+    if (r["baseline_n"] != 1) continue;  // a side that was skipped
     ++one_sample;
     EXPECT_NE(r["why"].get<std::string>().find("has 1 sample; a verdict needs 5 a side"),
               std::string::npos)

@@ -158,7 +158,7 @@ TEST_F(ManyDatabases, CompareTwoKernelsWithinEachDatabase) {
     const json& alone = i < a.size() ? a[i] : b[i - a.size()];
     EXPECT_EQ(rows[i]["db"], i < a.size() ? "a.db" : "b.db");
     EXPECT_EQ(rows[i]["problem"], alone["problem"]);
-    EXPECT_EQ(rows[i]["baseline ms"], alone["baseline ms"]);
+    EXPECT_EQ(rows[i]["baseline_ms"], alone["baseline_ms"]);
     EXPECT_EQ(rows[i]["verdict"], alone["verdict"]);
   }
   const Outcome text = run("--db runs compare --kernel fa3 --against fa4");

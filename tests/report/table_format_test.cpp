@@ -60,6 +60,20 @@ TEST(TableFormat, JsonEscapesStringsAndNullsNonFiniteNumbers) {
             "\"big\": 1e+20}\n]\n");
 }
 
+// format_json keys each column by its title in snake_case; the streaming json_object (a query's
+// rows) keeps the titles as they are.
+TEST(TableFormat, JsonKeysAreSnakeCaseTitles) {
+  EXPECT_EQ(json_key("published TFLOP/s"), "published_tflop_s");
+  EXPECT_EQ(json_key("95% lo"), "95_percent_lo");
+  EXPECT_EQ(json_key("error %"), "error_percent");
+  EXPECT_EQ(json_key("#"), "number");
+  EXPECT_EQ(json_key("SAME"), "same");
+  EXPECT_EQ(json_key(" modeled  on "), "modeled_on");
+  const Table table{{"baseline ms", "COUNT(*)"}, {{1.5, std::int64_t(2)}}};
+  EXPECT_EQ(format_json(table), "[\n  {\"baseline_ms\": 1.5, \"count\": 2}\n]\n");
+  EXPECT_EQ(json_object(table.columns, table.rows[0]), "{\"baseline ms\": 1.5, \"COUNT(*)\": 2}");
+}
+
 TEST(TableFormat, EmptyResults) {
   const Table empty{{"id"}, {}};
   EXPECT_EQ(format_json(empty), "[]\n");
