@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with a CUDA GPU: A/B timing in alternating rounds, so that both sides see the same
 # clocks and temperatures, and compare's verdict on it (FASTER, SLOWER, SAME or UNSURE with the
-# ratio and its 95% interval: lib/compare/verdict.hpp, README "Comparing runs").
+# ratio and its 95% interval: lib/compare/verdict.hpp, apps/fa4-analyze/README.md "Comparing runs").
 #
 #   bash scripts/gpu-ab.sh KERNEL_A,KERNEL_B [HEADDIMS] [ROUNDS] [SEQLENS]
 #     Two kernels of this tree, or a kernel and a peer (fa3,sdpa_cudnn), in one process:

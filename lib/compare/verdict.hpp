@@ -1,7 +1,7 @@
 // The verdict on one configuration measured on two sides: FASTER, SLOWER, SAME or UNSURE, by the
-// rules in kVerdictRules (the README's "compare" section says where each comes from). Time and
-// SM cycles (time x the SM clock each side ran at) must agree; drift and spread flags (core/stats)
-// widen the gap a verdict needs.
+// rules in kVerdictRules (apps/fa4-analyze/README.md, "Comparing runs", says where each comes
+// from). Time and SM cycles (time x the SM clock each side ran at) must agree; drift and spread
+// flags (core/stats) widen the gap a verdict needs.
 #pragma once
 
 #include <string>
@@ -30,7 +30,8 @@ struct Rules {
   double separation = 0.005;
 };
 
-// The rules as --help prints them (the README gives the same rules with their sources).
+// The rules as --help prints them (apps/fa4-analyze/README.md gives the same rules with their
+// sources).
 extern const std::string_view kVerdictRules;
 
 // One side of a configuration: its samples and what they are flagged for.
