@@ -153,7 +153,7 @@ std::string drift_note() {
   return fmt::format(
       "ok, but the samples drifted by more than {:.0f}% from the first quarter to the last: the "
       "GPU changed speed mid-measurement (clock or power limit?), so the median describes neither "
-      "speed; compare kernels in alternating rounds (tests/kernels/kernel_timing --rounds)",
+      "speed; compare kernels in alternating rounds (fa4-analyze bench --kernel A,B --ab)",
       100 * kDriftFlag);
 }
 
