@@ -5,19 +5,20 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <memory>
 #include <set>
 
 #include "context.hpp"
+#include "core/sweep.hpp"
 #include "databases.hpp"
 #include "gpu_list.hpp"
-#include "core/sweep.hpp"
 #include "hw/loader.hpp"
 #include "measured_sources.hpp"
 #include "model/algorithm_traits.hpp"
 #include "report/chart_render.hpp"
+#include "report/decode_model.hpp"
 #include "report/roofline.hpp"
 #include "shape_options.hpp"
 #include "store/store.hpp"
@@ -111,6 +112,11 @@ std::optional<GpuRoofline> roofline_of(const hw::Spec& gpu, const RooflineOption
       }
       out.points.push_back(report::predicted_point(*p));
     }
+    // With every kernel, a decode shape is also drawn as our decode kernel where the model
+    // prices it (as the report's roofline does).
+    const bool all = o.kernels.size() == 1 && o.kernels[0] == "all";
+    if (all && pass == Pass::fwd && report::is_decode(shape))
+      if (auto p = report::predicted_decode_point(gpu, shape)) out.points.push_back(std::move(*p));
   }
   const std::string on = several ? " on " + gpu.id : "";
   if (refused)
@@ -255,7 +261,9 @@ void setup(CLI::App& app, Context& ctx) {
                             "CSV rows each)",
                             kGpuListHelp))
       ->required();
-  c->add_option("--kernel", o->kernels, "Algorithms (naive, fa2, fa3, fa4), or all it runs")
+  c->add_option("--kernel", o->kernels,
+                "Algorithms (naive, fa2, fa3, fa4), or all it runs (forward decode shapes then "
+                "also as our fa3_decode on Hopper)")
       ->delimiter(',');
   c->add_option("--sweep", o->sweeps,
                 "Sweep file(s) of shapes (default: one prefill, causal prefill, chunked prefill "

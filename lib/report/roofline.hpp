@@ -56,7 +56,7 @@ RooflinePoint predicted_point(const model::Prediction& prediction, std::string k
 // The same for a measurement; `gpu`, the hardware model of its device, counts our decode kernels'
 // partials and block table as the model does (without it: the fewest bytes).
 RooflinePoint measured_point(const store::MeasurementRow& row, const hw::Spec* gpu = nullptr);
-// Our decode kernel (fa3_decode: GQA-packed rows, the balanced partition) predicted at `shape` as
+// Our decode kernel (fa3_decode: GQA-packed rows, the partition it chooses) predicted at `shape` as
 // served (no L2 flush before it); nullopt where the model does not price it (fa3 needs Hopper).
 std::optional<RooflinePoint> predicted_decode_point(const hw::Spec& gpu, const AttnShape& shape);
 // The HBM bandwidth a point ran at, in TB/s: its TFLOP/s over its FLOPs per byte.

@@ -93,6 +93,30 @@ TEST_F(RooflineCli, WithoutGnuplotTheScriptAndDataStayAndTheErrorSaysHowToInstal
   EXPECT_FALSE(std::filesystem::exists(dir_ / "b200.svg"));
 }
 
+// With every kernel, the decode shape is drawn as our decode kernel too, on Hopper, and it sits
+// near the HBM slope (at least 80% of the bandwidth) where the padded prefill kernels sit far
+// below it; on Blackwell the model prices no decode kernel, so none is drawn.
+TEST_F(RooflineCli, DecodeIsDrawnAsOurDecodeKernelOnTheHbmSlope) {
+  const Outcome h200 = run("roofline --gpu h200 --json");
+  ASSERT_EQ(h200.code, 0) << h200.err;
+  const json doc = json::parse(h200.out);
+  int decode_kernels = 0;
+  for (const json& p : doc["points"]) {
+    if (p["regime"] != "decode") continue;
+    const double tb_s = p["tflops"].get<double>() / p["flop_per_byte"].get<double>();
+    if (p["kernel"] == "fa3_decode") {
+      ++decode_kernels;
+      EXPECT_GE(tb_s, 0.8 * doc["hbm_tb_s"].get<double>()) << p.dump();
+    } else {
+      EXPECT_LT(tb_s, 0.5 * doc["hbm_tb_s"].get<double>()) << p.dump();
+    }
+  }
+  EXPECT_EQ(decode_kernels, 1);
+  EXPECT_EQ(run("roofline --gpu b200 --json").out.find("fa3_decode"), std::string::npos);
+  EXPECT_EQ(run("roofline --gpu h200 --kernel fa3 --json").out.find("fa3_decode"),
+            std::string::npos);
+}
+
 TEST_F(RooflineCli, RefusesWhatItCannotDraw) {
   const auto refused = [&](const std::string& args, const std::string& words) {
     const Outcome o = run(args);
