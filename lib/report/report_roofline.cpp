@@ -198,8 +198,9 @@ std::string roofline_section(const ReportInputs& in, ReportCharts& charts) {
       "far right, under the compute roofs; decode far left, under the HBM slope, and how close to "
       "it each GPU's decode points come is said under its chart. The roofs below the tensor-core "
       "peak are the model's per-tile ceilings at hd128: exp2 on MUFU, shared memory, and exp2 "
-      "emulated on the FMA pipe (a kernel cannot beat the lowest roof of the units its tile "
-      "needs). The bar chart under each roofline is the speed of light per unit: each unit's "
+      "emulated on the FMA pipe. The two exp2 roofs are the same work done all on one unit, so a "
+      "kernel that splits the exponentials between them (FA4's software exp2) can sit above "
+      "both. The bar chart under each roofline is the speed of light per unit: each unit's "
       "cycles per tile as a share of the tile's time.\n\n";
   for (const hw::Spec& gpu : in.gpus) {
     out += fmt::format("### {}\n\n", gpu.id);
