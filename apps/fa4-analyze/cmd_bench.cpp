@@ -321,9 +321,7 @@ void run_bench(const Context& ctx, const std::vector<std::string>& kernel_names,
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec* gpu = hw::match_device_name(specs, device->name);
   auto db = open_store(ctx);
-  store::RunInfo info = current_run_info(store::RunKind::bench, ctx, device->name);
-  info.driver = bench::driver_version();
-  info.cuda_version = bench::cuda_versions();
+  store::RunInfo info = gpu_run_info(store::RunKind::bench, ctx, device->name);
   if (resume) info.notes = "--resume: configurations already recorded on this device skipped";
   const auto run_id = take(db.begin_run(info));
   const auto timer = take(bench::Timer::create(device->l2_bytes));
@@ -498,9 +496,7 @@ void run_ab(const Context& ctx, const std::vector<BenchSide>& sides,
   const auto specs = take(hw::load_all_specs(ctx.models_dir));
   const hw::Spec* gpu = hw::match_device_name(specs, device->name);
   auto db = open_store(ctx);
-  store::RunInfo info = current_run_info(store::RunKind::bench, ctx, device->name);
-  info.driver = bench::driver_version();
-  info.cuda_version = bench::cuda_versions();
+  store::RunInfo info = gpu_run_info(store::RunKind::bench, ctx, device->name);
   info.notes = fmt::format(
       "--ab: {} (A, baseline) against {} (B, contender) in {} alternating rounds a shape (A B, "
       "B A, ...); each round one sample, its median",

@@ -108,9 +108,7 @@ void run_ceilings(const Context& ctx, const CeilingsOptions& o) {
                         .method = r.method});
   }
   auto db = open_store(ctx);
-  store::RunInfo info = current_run_info(store::RunKind::ceilings, ctx, device->name);
-  info.driver = bench::driver_version();
-  info.cuda_version = bench::cuda_versions();
+  store::RunInfo info = gpu_run_info(store::RunKind::ceilings, ctx, device->name);
   const auto run_id = take(db.begin_run(info));
   take(db.record_ceilings(run_id, measured));
   fmt::print("run {}: recorded {} in {}; use them with 'predict --ceilings measured'\n", run_id,

@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <utility>
 
+#include "bench/sm_clock.hpp"
 #include "build_revision.hpp"
 
 namespace fa4::app {
@@ -48,6 +50,13 @@ store::RunInfo current_run_info(store::RunKind kind, const Context& ctx, std::st
   info.host = host_name();
   info.command_line = ctx.command_line;
   info.device = std::move(device);
+  return info;
+}
+
+store::RunInfo gpu_run_info(store::RunKind kind, const Context& ctx, std::string device) {
+  store::RunInfo info = current_run_info(kind, ctx, std::move(device));
+  info.driver = bench::driver_version();
+  info.cuda_version = bench::cuda_versions();
   return info;
 }
 

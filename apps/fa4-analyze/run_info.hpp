@@ -19,5 +19,7 @@ std::string source_revision();
 std::optional<std::string> revision_mismatch_note();
 
 store::RunInfo current_run_info(store::RunKind kind, const Context& ctx, std::string device);
+// The same for a run on this machine's GPU (bench, ceilings): with the driver and CUDA versions.
+store::RunInfo gpu_run_info(store::RunKind kind, const Context& ctx, std::string device);
 
 }  // namespace fa4::app
