@@ -7,8 +7,10 @@
 #include <memory>
 #include <utility>
 
-#include "bench/sm_clock.hpp"
 #include "build_revision.hpp"
+#if FA4_HAVE_BENCH
+#include "bench/sm_clock.hpp"
+#endif
 
 namespace fa4::app {
 namespace {
@@ -53,11 +55,13 @@ store::RunInfo current_run_info(store::RunKind kind, const Context& ctx, std::st
   return info;
 }
 
+#if FA4_HAVE_BENCH
 store::RunInfo gpu_run_info(store::RunKind kind, const Context& ctx, std::string device) {
   store::RunInfo info = current_run_info(kind, ctx, std::move(device));
   info.driver = bench::driver_version();
   info.cuda_version = bench::cuda_versions();
   return info;
 }
+#endif
 
 }  // namespace fa4::app

@@ -19,7 +19,9 @@ std::string source_revision();
 std::optional<std::string> revision_mismatch_note();
 
 store::RunInfo current_run_info(store::RunKind kind, const Context& ctx, std::string device);
+#if FA4_HAVE_BENCH
 // The same for a run on this machine's GPU (bench, ceilings): with the driver and CUDA versions.
 store::RunInfo gpu_run_info(store::RunKind kind, const Context& ctx, std::string device);
+#endif
 
 }  // namespace fa4::app
