@@ -23,11 +23,8 @@ void print_help(CLI::App& app, const std::string& name) {
       fmt::print("{}", sub->help(app.get_name()));
       return;
     }
-  std::string names;
-  for (const CLI::App* sub : app.get_subcommands({}))
-    names += (names.empty() ? "" : ", ") + sub->get_name();
-  throw UserError(
-      fmt::format("help: no subcommand '{}': use one of {}", fa4::printable(name), names));
+  throw UserError(fmt::format("help: no subcommand '{}': use one of {}", fa4::printable(name),
+                              subcommand_names(app)));
 }
 
 void setup(CLI::App& app, Context&) {

@@ -31,4 +31,7 @@ struct SubcommandRegistration {
 // Adds every registered subcommand to the app, in order.
 void setup_subcommands(CLI::App& app, Context& ctx);
 
+// The subcommands' names, in order, comma-separated: what an unknown name's error lists.
+std::string subcommand_names(const CLI::App& app);
+
 }  // namespace fa4::app

@@ -78,11 +78,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A misspelt subcommand reaches CLI11 as a stray argument: name it and the real ones.
     if (app.get_subcommands().empty() && !app.remaining().empty()) {
-      std::string names;
-      for (const CLI::App* sub : app.get_subcommands({}))
-        names += (names.empty() ? "" : ", ") + sub->get_name();
       fmt::print(stderr, "error: unknown subcommand '{}': use one of {}\n",
-                 fa4::printable(app.remaining().front()), names);
+                 fa4::printable(app.remaining().front()), subcommand_names(app));
       return 1;
     }
     fmt::print(stderr, "error: {}; run '{} --help' for usage\n", fa4::printable(e.what()),

@@ -27,4 +27,11 @@ void setup_subcommands(CLI::App& app, Context& ctx) {
   add_help_footers(app);
 }
 
+std::string subcommand_names(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
 }  // namespace fa4::app
